@@ -1,0 +1,23 @@
+"""harnessbook: the code the agent-harness book teaches, chapter by chapter.
+
+Chapter 6, the minimal context packet, lives in :mod:`harnessbook.context_packet`;
+its public names are re-exported here.
+"""
+
+from harnessbook.context_packet import (
+    InvalidRequestError,
+    build_context_packet,
+    demo_request,
+    validate_request,
+)
+from harnessbook.schemas import load_schema
+
+__all__ = [
+    "build_context_packet",
+    "validate_request",
+    "InvalidRequestError",
+    "demo_request",
+    "load_schema",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,125 @@
+"""The ``harnessbook`` command line: build packets from JSON, print the demo and the schemas.
+
+Exit codes (stable, for scripts and CI):
+
+* 0: the packet is ``ready``
+* 1: the input could not be read (no such file, not UTF-8, not JSON)
+* 2: the request is invalid (one problem a line on stderr), or the command line is
+* 3: ``refresh_required``
+* 4: ``blocked``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Sequence, TextIO
+
+from harnessbook.context_packet import InvalidRequestError, build_context_packet, demo_request
+from harnessbook.schemas import SCHEMA_FILES, load_schema
+
+__all__ = ["main", "EXIT_CODES"]
+
+EXIT_CODES: dict[str, int] = {
+    "ready": 0,
+    "unreadable_input": 1,
+    "invalid_request": 2,
+    "refresh_required": 3,
+    "blocked": 4,
+}
+"""The exit code of each outcome."""
+
+
+def _dump(value: Any, out: TextIO) -> None:
+    out.write(json.dumps(value, ensure_ascii=False, indent=2))
+    out.write("\n")
+
+
+def _read_request(name: str, stdin: TextIO) -> Any:
+    if name == "-":
+        # Read bytes where possible so a non-UTF-8 pipe is reported, not mis-decoded.
+        buffer = getattr(stdin, "buffer", None)
+        data = buffer.read() if buffer is not None else stdin.read().encode("utf-8")
+    else:
+        with open(name, "rb") as handle:
+            data = handle.read()
+    return json.loads(data.decode("utf-8-sig"))
+
+
+def _build(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    where = "standard input" if args.file == "-" else args.file
+    try:
+        request = _read_request(args.file, stdin)
+    except OSError as error:
+        stderr.write(f"harnessbook: cannot read {where}: {error.strerror or error}\n")
+        return EXIT_CODES["unreadable_input"]
+    except UnicodeDecodeError as error:
+        stderr.write(f"harnessbook: {where} is not UTF-8: {error.reason} at byte {error.start}\n")
+        return EXIT_CODES["unreadable_input"]
+    except json.JSONDecodeError as error:
+        stderr.write(
+            f"harnessbook: {where} is not JSON: {error.msg} (line {error.lineno}, column {error.colno})\n"
+        )
+        return EXIT_CODES["unreadable_input"]
+    except RecursionError:
+        stderr.write(f"harnessbook: {where} is nested too deeply to read\n")
+        return EXIT_CODES["unreadable_input"]
+    return _emit(request, stdout, stderr)
+
+
+def _emit(request: Any, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        result = build_context_packet(request)
+    except InvalidRequestError as error:
+        for problem in error.problems:
+            stderr.write(f"{problem}\n")
+        return EXIT_CODES["invalid_request"]
+    _dump(result, stdout)
+    return EXIT_CODES[result["state"]]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="harnessbook",
+        description="Build chapter 6's minimal context packet from a JSON request.",
+        epilog="exit codes: 0 ready, 1 unreadable input, 2 invalid request, 3 refresh_required, 4 blocked",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser("demo", help="print the packet of the chapter's demo request")
+    build = commands.add_parser("build", help="read a request as JSON and print the result")
+    build.add_argument("file", metavar="FILE", help="a JSON file, or - for standard input")
+    schema = commands.add_parser("schema", help="print the JSON Schema of the request or the result")
+    schema.add_argument("name", choices=sorted(SCHEMA_FILES), help="which schema")
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Run the command line and return its exit code (see :data:`EXIT_CODES`)."""
+    if stdout is None:
+        # The output is UTF-8 whatever the locale says: Chinese text is printed, not escaped.
+        if hasattr(sys.stdout, "reconfigure"):
+            sys.stdout.reconfigure(encoding="utf-8")
+        stdout = sys.stdout
+    stdin = stdin or sys.stdin
+    stderr = stderr or sys.stderr
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exit_:  # argparse reports usage errors itself, with exit code 2
+        return int(exit_.code or 0)
+    if args.command == "demo":
+        return _emit(demo_request(), stdout, stderr)
+    if args.command == "schema":
+        _dump(load_schema(args.name), stdout)
+        return 0
+    return _build(args, stdin, stdout, stderr)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""The JSON Schemas (draft 2020-12) of the context packet request and result.
+
+The files ship inside the package; :func:`load_schema` reads them with
+:mod:`importlib.resources`, so they work from a wheel, a source tree or Pyodide.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any, Literal
+
+__all__ = ["load_schema", "SCHEMA_FILES"]
+
+SCHEMA_FILES = {
+    "request": "context-packet-request.schema.json",
+    "result": "context-packet-result.schema.json",
+}
+"""The schema file of each name."""
+
+
+def load_schema(name: Literal["request", "result"]) -> dict[str, Any]:
+    """Return the JSON Schema of the request or the result, as a fresh dict.
+
+    Args:
+        name: ``"request"`` or ``"result"``.
+
+    Raises:
+        ValueError: If ``name`` is neither.
+    """
+    if name not in SCHEMA_FILES:
+        raise ValueError(f"unknown schema {name!r}; expected one of: {', '.join(SCHEMA_FILES)}")
+    text = resources.files(__name__).joinpath(SCHEMA_FILES[name]).read_text(encoding="utf-8")
+    return json.loads(text)
