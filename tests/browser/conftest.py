@@ -1,0 +1,273 @@
+"""Browser fixtures: the built book served on 127.0.0.1 and driven by Debian's Chromium.
+
+Fixtures for every test under ``tests/browser`` (all of them are marked ``browser``):
+
+``site_server``  the local HTTP server (session): ``.url``, ``.root``, ``.hits`` (paths served).
+``site_url``     its base URL, ending in ``/`` (``http://127.0.0.1:PORT/``).
+``browser``      a Playwright ``Browser`` running ``/usr/bin/chromium`` headless (session).
+``new_page``     factory: ``page, log = new_page(**context_options)`` opens a page in a fresh
+                 browser context (closed after the test) and a :class:`PageLog` that records every
+                 request, console error, page error and failed request of that page.
+
+Where ``/usr/bin/chromium`` is absent the tests are skipped with a plain reason, except under
+CI (the ``CI`` environment variable is set), where they fail: CI never skips them.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+# The flags from the machine notes: without the background-networking ones Chromium keeps
+# trying to reach Google's hosts, which this closed network refuses.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+BROWSER_DIR = Path(__file__).resolve().parent
+ROOT = BROWSER_DIR.parents[1]
+TOOLS = ROOT / "tools"
+ARTIFACTS = ROOT / "artifacts"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test in this folder drives the browser: mark it, so `-m browser` / `-m 'not browser'` work."""
+    for item in items:
+        if BROWSER_DIR in Path(item.path).resolve().parents:
+            item.add_marker(pytest.mark.browser)
+
+
+def require(path: Path | str | None, what: str) -> None:
+    """Skip (locally) or fail (under CI) when a tool the browser tests need is missing."""
+    if path is not None and Path(path).exists():
+        return
+    reason = f"{what} is not installed ({path or 'not found'}); .ci/run installs it"
+    if os.environ.get("CI"):
+        pytest.fail(f"CI never skips browser tests: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+# --------------------------------------------------------------------------- the local server
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files with the MIME types a browser needs (``.wasm`` must be application/wasm)."""
+
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".html": "text/html; charset=utf-8",
+        ".css": "text/css; charset=utf-8",
+        ".js": "text/javascript; charset=utf-8",
+        ".mjs": "text/javascript; charset=utf-8",
+        ".json": "application/json",
+        ".map": "application/json",
+        ".xml": "application/xml",
+        ".txt": "text/plain; charset=utf-8",
+        ".svg": "image/svg+xml",
+        ".png": "image/png",
+        ".ico": "image/x-icon",
+        ".woff": "font/woff",
+        ".woff2": "font/woff2",
+        ".wasm": "application/wasm",
+        ".zip": "application/zip",
+        ".whl": "application/zip",
+        ".tar": "application/x-tar",
+        ".gz": "application/gzip",
+        ".py": "text/x-python; charset=utf-8",
+        "": "application/octet-stream",
+    }
+
+    def __init__(self, *args, hits: list[str], **kwargs) -> None:
+        self._hits = hits
+        super().__init__(*args, **kwargs)
+
+    def send_head(self):  # noqa: D102 - record every path asked for, then serve it
+        self._hits.append(self.path)
+        return super().send_head()
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 - keep pytest output clean
+        pass
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):  # the browser closed a connection early
+            pass
+
+
+@dataclass
+class SiteServer:
+    """The built site on http://127.0.0.1:PORT/, served from ``root`` in a background thread."""
+
+    root: Path
+    url: str
+    hits: list[str]
+    httpd: http.server.ThreadingHTTPServer
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def serve(root: Path) -> SiteServer:
+    hits: list[str] = []
+    handler = functools.partial(SiteHandler, directory=str(root), hits=hits)
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)  # port 0: a free port
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, name="site-server", daemon=True).start()
+    host, port = httpd.server_address[:2]
+    return SiteServer(root=root, url=f"http://{host}:{port}/", hits=hits, httpd=httpd)
+
+
+@pytest.fixture(scope="session")
+def site_server(built_site) -> Iterator[SiteServer]:
+    server = serve(Path(built_site.path))
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def site_url(site_server: SiteServer) -> str:
+    """Base URL of the served built site, with a trailing slash."""
+    return site_server.url
+
+
+# --------------------------------------------------------------------------- the browser
+
+
+@pytest.fixture(scope="session")
+def chromium_executable() -> str:
+    require(CHROMIUM, "Debian's Chromium (apt-get install chromium)")
+    return str(CHROMIUM)
+
+
+@pytest.fixture(scope="session")
+def playwright_driver() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver, chromium_executable: str):
+    """Debian's Chromium, headless, launched by Playwright's bundled driver."""
+    browser = playwright_driver.chromium.launch(
+        executable_path=chromium_executable, headless=True, args=CHROMIUM_ARGS
+    )
+    yield browser
+    browser.close()
+
+
+@dataclass
+class PageLog:
+    """What one page did: every request, console error, page error and failed request."""
+
+    site_url: str
+    requests: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def clear(self) -> None:
+        self.requests.clear()
+        self.console_errors.clear()
+        self.failed.clear()
+
+    @property
+    def foreign(self) -> list[str]:
+        """Requests to any host other than the local server (data: and blob: URLs are local)."""
+        origin = urlsplit(self.site_url)
+        out = []
+        for url in self.requests:
+            parts = urlsplit(url)
+            if parts.scheme in ("data", "blob", "about"):
+                continue
+            if (parts.scheme, parts.netloc) != (origin.scheme, origin.netloc):
+                out.append(url)
+        return out
+
+    def problems(self) -> list[str]:
+        """Everything that makes a page load unclean, one line each (empty when clean)."""
+        return (
+            [f"console error: {e}" for e in self.console_errors]
+            + [f"failed request: {f}" for f in self.failed]
+            + [f"request to another host: {u}" for u in self.foreign]
+        )
+
+
+def attach_log(page, site_url: str) -> PageLog:
+    """Record what ``page`` does into a new :class:`PageLog` (listeners stay for the page's life)."""
+    log = PageLog(site_url)
+
+    def on_console(msg) -> None:
+        if msg.type == "error":
+            loc = msg.location or {}
+            where = f" ({loc.get('url')}:{loc.get('lineNumber')})" if loc.get("url") else ""
+            log.console_errors.append(f"{msg.text}{where}")
+
+    def on_response(response) -> None:
+        if response.status >= 400:
+            log.failed.append(f"{response.url} (HTTP {response.status})")
+
+    page.on("request", lambda request: log.requests.append(request.url))
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: log.console_errors.append(f"uncaught: {error}"))
+    page.on("requestfailed", lambda request: log.failed.append(f"{request.url} ({request.failure})"))
+    page.on("response", on_response)
+    return log
+
+
+@pytest.fixture
+def new_page(browser, site_url: str) -> Iterator[Callable[..., tuple[object, PageLog]]]:
+    """Factory: ``page, log = new_page(**context_options)``; each page gets a fresh context."""
+    contexts = []
+
+    def make(**context_options):
+        context = browser.new_context(**context_options)
+        contexts.append(context)
+        page = context.new_page()
+        return page, attach_log(page, site_url)
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+# --------------------------------------------------------------------------- npm tools
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's browser bundle, installed by ``npm ci --prefix tools``."""
+    path = TOOLS / "node_modules" / "axe-core" / "axe.min.js"
+    require(path, "axe-core (npm ci --prefix tools)")
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def npx() -> str:
+    found = shutil.which("npx")
+    require(found, "npx (Node.js)")
+    return found
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    """``artifacts/`` at the repository root (gitignored): screenshots and Lighthouse reports."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
