@@ -1,0 +1,424 @@
+"""Benchmarks: the builder's cost and scaling, and the book's build time and page weight.
+
+Run with ``uv run python benchmarks/run.py`` (``--quick`` skips the book and the browser).
+Every figure is taken in one run and reported as a ratio where it matters: these machines
+are shared and noisy, so absolute times only describe this run. The table is printed and
+written, with the machine and the command, to ``benchmarks/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from harnessbook import build_context_packet, load_schema  # noqa: E402
+
+SIZES = (1_000, 10_000, 100_000)
+BASELINE_SIZE = 10_000
+KINDS = ("constraint", "direct-evidence", "history-summary", "reference")
+
+TARGETS = {
+    "slope": 1.1,
+    "floor_ratio": 10.0,
+    "pydantic_ratio": 5.0,
+    "memory_ratio": 2.0,
+    "page_kb": 400.0,
+}
+
+
+# --- the workload ------------------------------------------------------------------------
+
+
+def make_request(n: int, seed: int = 6) -> dict[str, Any]:
+    """A request of n candidates: mixed kinds, some expired, some over budget with references,
+    some history summaries that conflict with fresh current direct evidence."""
+    rng = random.Random(seed)
+    candidates = []
+    for i in range(n):
+        kind = KINDS[i % 4]
+        candidate: dict[str, Any] = {
+            "id": f"item-{i}",
+            "kind": kind,
+            "source": f"injected:{kind}",
+            "capturedAt": "2026-07-15T09:30:00Z" if i % 2 else "2026-07-15",
+            "relevance": "current" if i % 3 else "background",
+            "freshness": "expired" if i % 10 == 0 else "fresh",
+            "sizeUnits": rng.randint(0, 60),
+            "content": "x" * rng.randint(20, 400),
+        }
+        if i % 5 == 0:
+            candidate["reference"] = f"artifact://items/{i}.txt"
+        if kind == "history-summary" and i >= 3:
+            # i - 1 is a direct-evidence candidate: a conflict whenever that one is fresh and current.
+            candidate["conflictsWith"] = [f"item-{i - 1}"]
+        candidates.append(candidate)
+    return {
+        "taskAnchor": {
+            "goal": "locate the single failing test",
+            "stopCondition": "stop when no traceable direct evidence is left",
+            "verificationTarget": "the injected test name",
+        },
+        # Roughly a third of the total size fits: every rule gets exercised.
+        "budgetUnits": n * 10,
+        "candidates": candidates,
+    }
+
+
+def floor(request: dict[str, Any]) -> int:
+    """The floor: read each required field of each candidate once, and nothing else."""
+    total = 0
+    anchor = request["taskAnchor"]
+    total += len(anchor["goal"]) + len(anchor["stopCondition"]) + len(anchor["verificationTarget"])
+    for candidate in request["candidates"]:
+        candidate["id"]
+        candidate["kind"]
+        candidate["relevance"]
+        candidate["freshness"]
+        candidate["content"]
+        total += candidate["sizeUnits"]
+    return total
+
+
+def pydantic_validator() -> Callable[[dict[str, Any]], Any]:
+    """Pydantic's strict validation of TypedDicts equivalent to the request's contract."""
+    from typing import Annotated
+
+    from pydantic import ConfigDict, Field, TypeAdapter
+    from typing_extensions import NotRequired, TypedDict
+
+    NonBlank = Annotated[str, Field(pattern=r"\S")]
+    config = ConfigDict(extra="forbid", strict=True)
+
+    class TaskAnchor(TypedDict):
+        __pydantic_config__ = config  # type: ignore[misc]
+        goal: NonBlank
+        stopCondition: NonBlank
+        verificationTarget: NonBlank
+
+    class Candidate(TypedDict):
+        __pydantic_config__ = config  # type: ignore[misc]
+        id: NonBlank
+        kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
+        source: NotRequired[str | None]
+        capturedAt: NotRequired[str | None]
+        relevance: Literal["current", "background"]
+        freshness: Literal["fresh", "expired"]
+        sizeUnits: Annotated[int, Field(ge=0)]
+        content: str
+        reference: NotRequired[str]
+        conflictsWith: NotRequired[NonBlank | list[NonBlank]]
+
+    class Request(TypedDict):
+        __pydantic_config__ = config  # type: ignore[misc]
+        taskAnchor: TaskAnchor
+        budgetUnits: Annotated[int, Field(gt=0)]
+        candidates: list[Candidate]
+
+    return TypeAdapter(Request).validate_python
+
+
+def jsonschema_validator() -> Callable[[dict[str, Any]], Any]:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(load_schema("request")).validate
+
+
+# --- measuring ---------------------------------------------------------------------------
+
+
+def best_time(function: Callable[[], Any], repeat: int) -> float:
+    """The best of ``repeat`` runs (the least disturbed by the machine's other work)."""
+    best = math.inf
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        function()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def builder_figures() -> dict[str, Any]:
+    figures: dict[str, Any] = {"sizes": {}}
+    for n in SIZES:
+        request = make_request(n)
+        repeat = 7 if n < 100_000 else 3
+        seconds = best_time(lambda: build_context_packet(request), repeat)
+        result = build_context_packet(request)
+        figures["sizes"][n] = {
+            "seconds": seconds,
+            "us_per_candidate": seconds / n * 1e6,
+            "selected": len(result["packet"]["selected"]),
+            "pointers": len(result["packet"]["pointers"]),
+            "excluded": len(result["excluded"]),
+            "refresh": len(result["refresh"]),
+        }
+    low, high = figures["sizes"][SIZES[0]], figures["sizes"][SIZES[-1]]
+    figures["slope"] = math.log(high["seconds"] / low["seconds"]) / math.log(SIZES[-1] / SIZES[0])
+
+    request = make_request(BASELINE_SIZE)
+    builder = best_time(lambda: build_context_packet(request), 9)
+    floor_s = best_time(lambda: floor(request), 9)
+    validate_pydantic = pydantic_validator()
+    validate_pydantic(request)  # warm up, and prove the request is valid for it too
+    pydantic_s = best_time(lambda: validate_pydantic(request), 9)
+    validate_schema = jsonschema_validator()
+    jsonschema_s = best_time(lambda: validate_schema(request), 3)
+    figures["baselines"] = {
+        "builder": builder,
+        "floor": floor_s,
+        "pydantic": pydantic_s,
+        "jsonschema": jsonschema_s,
+    }
+    figures["floor_ratio"] = builder / floor_s
+    figures["pydantic_ratio"] = builder / pydantic_s
+    figures["jsonschema_ratio"] = builder / jsonschema_s
+    return figures
+
+
+def memory_figures() -> dict[str, Any]:
+    n = SIZES[-1]
+    gc.collect()
+    tracemalloc.start()
+    request = make_request(n)
+    request_bytes = tracemalloc.get_traced_memory()[0]
+    tracemalloc.reset_peak()
+    before = tracemalloc.get_traced_memory()[0]
+    result = build_context_packet(request)
+    peak = tracemalloc.get_traced_memory()[1] - before
+    retained = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    del result
+    return {
+        "candidates": n,
+        "request_bytes": request_bytes,
+        "peak_bytes": peak,
+        "result_bytes": retained,
+        "memory_ratio": peak / request_bytes,
+    }
+
+
+def _timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+    start = time.perf_counter()
+    completed = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if completed.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
+    return seconds, completed.stdout + completed.stderr
+
+
+def book_figures(site_dir: Path) -> dict[str, Any]:
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONWARNINGS="ignore::DeprecationWarning")
+    build_s, _ = _timed([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)], env)
+    pages = sum(1 for _ in site_dir.rglob("index.html"))
+    docs_s, docs_out = _timed([sys.executable, "-m", "pytest", "docs", "-q", "-p", "no:cacheprovider"], env)
+    all_s, all_out = _timed(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not browser"], env
+    )
+    return {
+        "mkdocs_build_seconds": build_s,
+        "pages_built": pages,
+        "seconds_per_page": build_s / max(pages, 1),
+        "pytest_docs_seconds": docs_s,
+        "pytest_docs_summary": docs_out.strip().splitlines()[-1],
+        "pytest_not_browser_seconds": all_s,
+        "pytest_not_browser_summary": all_out.strip().splitlines()[-1],
+    }
+
+
+def page_weight_figures(site_dir: Path) -> dict[str, Any]:
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        return {"skipped": "Chromium is not installed at /usr/bin/chromium"}
+    import functools
+    import http.server
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm"}
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(site_dir)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    pages = {
+        "home (zh)": "",
+        "chapter (zh)": "chapters/06-context-packet/",
+        "field page (zh)": "reference/request/candidates/kind/",
+        "home (en)": "en/",
+        "chapter (en)": "en/chapters/06-context-packet/",
+        "field page (en)": "en/reference/request/candidates/kind/",
+    }
+    figures: dict[str, Any] = {}
+    flags = [
+        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    ]
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(chromium), args=flags)
+            for name, path in pages.items():
+                context = browser.new_context()
+                page = context.new_page()
+                sizes: dict[str, int] = {}
+
+                def on_finished(request: Any, sizes: dict[str, int] = sizes) -> None:
+                    response = request.response()
+                    body = response.body() if response is not None else b""
+                    sizes[request.url.replace(base, "/")] = len(body)
+
+                page.on("requestfinished", on_finished)
+                page.goto(base + path, wait_until="networkidle")
+                context.close()
+                total = sum(sizes.values())
+                largest = sorted(sizes.items(), key=lambda item: -item[1])[:4]
+                figures[name] = {"bytes": total, "requests": len(sizes), "largest": largest}
+            browser.close()
+    finally:
+        server.shutdown()
+    return figures
+
+
+# --- reporting ---------------------------------------------------------------------------
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), "
+        f"Python {platform.python_version()}"
+    )
+
+
+def verdict(value: float, target: float, lower_is_better: bool = True) -> str:
+    ok = value <= target if lower_is_better else value >= target
+    return "met" if ok else "MISSED"
+
+
+def report(figures: dict[str, Any], command: str) -> str:
+    b = figures["builder"]
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Taken {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {machine()}.",
+        f"Command: `{command}`. One run; ratios compare figures of that same run.",
+        "",
+        "## Builder throughput and scaling",
+        "",
+        "| candidates | best time | per candidate | selected | pointers | excluded | refresh |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n, row in b["sizes"].items():
+        lines.append(
+            f"| {n:,} | {row['seconds'] * 1e3:.1f} ms | {row['us_per_candidate']:.2f} µs | "
+            f"{row['selected']:,} | {row['pointers']:,} | {row['excluded']:,} | {row['refresh']:,} |"
+        )
+    base = b["baselines"]
+    lines += [
+        "",
+        f"Scaling exponent (log-log slope, {SIZES[0]:,} → {SIZES[-1]:,}): **{b['slope']:.3f}** "
+        f"(target ≤ {TARGETS['slope']}: {verdict(b['slope'], TARGETS['slope'])}).",
+        "",
+        f"### Baselines on the same {BASELINE_SIZE:,}-candidate request",
+        "",
+        "| what | best time | builder ÷ this | target |",
+        "|---|---:|---:|---|",
+        f"| the whole builder | {base['builder'] * 1e3:.2f} ms | 1.00 | |",
+        f"| floor: read each required field once | {base['floor'] * 1e3:.2f} ms | {b['floor_ratio']:.2f} | "
+        f"≤ {TARGETS['floor_ratio']:.0f}: {verdict(b['floor_ratio'], TARGETS['floor_ratio'])} |",
+        f"| pydantic strict validation (TypedDicts) | {base['pydantic'] * 1e3:.2f} ms | {b['pydantic_ratio']:.2f} | "
+        f"≤ {TARGETS['pydantic_ratio']:.0f}: {verdict(b['pydantic_ratio'], TARGETS['pydantic_ratio'])} |",
+        f"| jsonschema, the package's request schema | {base['jsonschema'] * 1e3:.2f} ms | {b['jsonschema_ratio']:.3f} | |",
+    ]
+    m = figures["memory"]
+    lines += [
+        "",
+        "## Memory",
+        "",
+        f"{m['candidates']:,} candidates: the request takes {m['request_bytes'] / 2**20:.1f} MiB; "
+        f"building the packet peaks at {m['peak_bytes'] / 2**20:.1f} MiB above it "
+        f"(**{m['memory_ratio']:.2f}×** the request; target ≤ {TARGETS['memory_ratio']:.0f}×: "
+        f"{verdict(m['memory_ratio'], TARGETS['memory_ratio'])}); the result keeps "
+        f"{m['result_bytes'] / 2**20:.1f} MiB (tracemalloc; strings are shared, not copied).",
+    ]
+    book = figures.get("book")
+    if book:
+        lines += [
+            "",
+            "## The book",
+            "",
+            "| what | wall time |",
+            "|---|---:|",
+            f"| `mkdocs build --strict` ({book['pages_built']} pages, both editions) | "
+            f"{book['mkdocs_build_seconds']:.1f} s ({book['seconds_per_page'] * 1e3:.0f} ms a page) |",
+            f"| `pytest docs` ({book['pytest_docs_summary']}) | {book['pytest_docs_seconds']:.1f} s |",
+            f"| `pytest -m 'not browser'` ({book['pytest_not_browser_summary']}) | "
+            f"{book['pytest_not_browser_seconds']:.1f} s |",
+        ]
+    weight = figures.get("page_weight")
+    if weight:
+        lines += ["", "## Page weight (first load, no playground click, uncompressed bytes)", ""]
+        if "skipped" in weight:
+            lines.append(f"Not measured: {weight['skipped']}.")
+        else:
+            lines += ["| page | requests | bytes | target | largest items |", "|---|---:|---:|---|---|"]
+            for name, row in weight.items():
+                largest = ", ".join(f"`{url}` {size / 1024:.0f} KB" for url, size in row["largest"])
+                kb = row["bytes"] / 1024
+                lines.append(
+                    f"| {name} | {row['requests']} | {kb:.0f} KB | ≤ {TARGETS['page_kb']:.0f} KB: "
+                    f"{verdict(kb, TARGETS['page_kb'])} | {largest} |"
+                )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the builder only: skip the book and the browser")
+    parser.add_argument("--no-write", action="store_true", help="print the table, leave RESULTS.md alone")
+    args = parser.parse_args(argv)
+    command = "uv run python benchmarks/run.py" + (" --quick" if args.quick else "")
+
+    figures: dict[str, Any] = {"builder": builder_figures(), "memory": memory_figures()}
+    if not args.quick:
+        with tempfile.TemporaryDirectory() as tmp:
+            site_dir = Path(tmp) / "site"
+            figures["book"] = book_figures(site_dir)
+            figures["page_weight"] = page_weight_figures(site_dir)
+    text = report(figures, command)
+    print(text)
+    if not args.no_write:
+        (ROOT / "benchmarks" / "RESULTS.md").write_text(text, encoding="utf-8")
+        (ROOT / "benchmarks" / "results.json").write_text(
+            json.dumps(figures, indent=2, default=str) + "\n", encoding="utf-8"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
