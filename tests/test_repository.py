@@ -26,3 +26,11 @@ def test_ci_runs_the_readme_test_command():
     last = [line for line in ci.splitlines() if line.strip() and not line.startswith("#")][-1]
     # CI adds --frozen (the lock must already be current); otherwise the very same command.
     assert last.replace(" --frozen", "") == test_command
+
+
+def test_chinese_section_gives_the_same_two_commands():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## 中文说明", 1)[1]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    commands = [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
+    assert commands == quick_start_commands()
