@@ -1,0 +1,217 @@
+"""Nothing on a page can silently go unrun.
+
+docs/conftest.py tells Sybil how to run each kind of fence. This file checks the other side:
+every fence of a runnable language on every page (both editions) is covered by an example
+Sybil collects, no example can be skipped, and a request.json always comes with the result
+(or the InvalidRequestError) it must produce.
+
+Fences are found here by a scanner of our own, independent of the lexer docs/conftest.py uses,
+so a fence that lexer cannot see (an odd indentation, a ``{.python}`` info string, tildes) is
+reported instead of vanishing from both sides of the comparison.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from sybil import Sybil
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def _load_docs_conftest():
+    # Imported under its own name: pytest already imports it as a conftest module.
+    spec = importlib.util.spec_from_file_location("harnessbook_docs_conftest", DOCS / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+DOCS_CONFTEST = _load_docs_conftest()
+RUNNABLE_LANGUAGES = DOCS_CONFTEST.RUNNABLE_LANGUAGES
+# The same configuration as docs/conftest.py's ``pytest_collect_file``.
+SYBIL = Sybil(parsers=DOCS_CONFTEST.PARSERS, patterns=["*.md"], excludes=["examples/*"], path=str(DOCS))
+
+# Titles that only make sense as the second half of a request/result pair.
+PAIR_FOLLOWERS = {"result.json", "InvalidRequestError"}
+
+# Ways an example could be skipped instead of run. docs/conftest.py registers no Sybil skip
+# parser, so a skip comment would not even work; it is reported all the same.
+SKIP_MARKERS = [
+    (re.compile(r"doctest:.*[+]SKIP"), "a doctest +SKIP directive"),
+    (re.compile(r"\bpytest\s*\.\s*(skip|importorskip|xfail)\b"), "a pytest skip/xfail call"),
+    (re.compile(r"\bSkipTest\b"), "unittest.SkipTest"),
+    (re.compile(r"<!--+\s*(skip|invisible-code-block|clear-namespace)\b"), "a Sybil directive comment"),
+]
+
+FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*(?:>[ \t]*)*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+LANGUAGE = re.compile(r"^\s*\{?\s*\.?(?P<language>[\w+-]*)")
+TITLE = re.compile(r'title="(?P<title>[^"]*)"')
+
+
+@dataclass(frozen=True)
+class Fence:
+    start: int  # offset of the opening fence line
+    end: int  # offset just past the closing fence line
+    line: int
+    language: str
+    title: str | None
+
+
+def scan_fences(text: str) -> list[Fence]:
+    """Every fenced block of a Markdown text, nested fences (inside a fence) not counted."""
+    fences: list[Fence] = []
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    index = 0
+    while index < len(lines):
+        match = FENCE_OPEN.match(lines[index].rstrip("\n"))
+        if match is None or (match.group("fence")[0] == "`" and "`" in match.group("info")):
+            index += 1
+            continue
+        fence, indent = match.group("fence"), len(match.group("indent"))
+        closing = re.compile(rf"^[ \t]{{0,{indent + 3}}}(?:>[ \t]*)*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+        end_index = index + 1
+        while end_index < len(lines) and not closing.match(lines[end_index].rstrip("\n")):
+            end_index += 1
+        info = match.group("info")
+        title = TITLE.search(info)
+        fences.append(
+            Fence(
+                start=offsets[index],
+                end=offsets[min(end_index + 1, len(lines))],
+                line=index + 1,
+                language=LANGUAGE.match(info).group("language").lower(),
+                title=title.group("title") if title else None,
+            )
+        )
+        index = end_index + 1
+    return fences
+
+
+def fence_problems(path: Path) -> list[str]:
+    """Everything wrong with one page's fences; an empty list when all is well."""
+    text = path.read_text(encoding="utf-8")
+    name = path.relative_to(DOCS) if path.is_relative_to(DOCS) else path.name
+    try:
+        document = SYBIL.parse(path)
+    except Exception as error:  # a parser refusing the page (e.g. a lonely request.json)
+        return [f"{name}: Sybil cannot parse the page: {error}"]
+    regions = [example.region for example in document]
+    problems: list[str] = []
+    fences = scan_fences(text)
+
+    for position, fence in enumerate(fences):
+        where = f"{name}, line {fence.line}: ```{fence.language}" + (f' title="{fence.title}"' if fence.title else "")
+        covered = [r for r in regions if r.start < fence.end and fence.start < r.end]
+        must_run = fence.language in RUNNABLE_LANGUAGES or fence.title in PAIR_FOLLOWERS
+        if must_run and not covered:
+            problems.append(f"{where}: not collected by Sybil, so never run")
+        if fence.language == "json" and fence.title == "request.json":
+            following = fences[position + 1] if position + 1 < len(fences) else None
+            if following is None or following.title not in PAIR_FOLLOWERS:
+                problems.append(f"{where}: must be followed by a result.json or an InvalidRequestError fence")
+        source = text[fence.start : fence.end]
+        for pattern, what in SKIP_MARKERS:
+            if must_run and pattern.search(source):
+                problems.append(f"{where}: contains {what}; examples are never skipped")
+
+    for pattern, what in SKIP_MARKERS[3:]:
+        for match in pattern.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            problems.append(f"{name}, line {line}: {what}; examples are never skipped")
+
+    # Every collected example sits on a fence we found: no region comes from elsewhere.
+    for region in regions:
+        if not any(f.start <= region.start and region.end <= f.end for f in fences) and not any(
+            region.start <= f.start and f.end <= region.end for f in fences
+        ):
+            line = text.count("\n", 0, region.start) + 1
+            problems.append(f"{name}, line {line}: Sybil collected an example outside any fence")
+    return problems
+
+
+def doc_pages() -> list[Path]:
+    return sorted(p for p in DOCS.rglob("*.md") if SYBIL.should_parse(p))
+
+
+def test_sybil_collects_every_page():
+    every_page = sorted(p for p in DOCS.rglob("*.md") if "examples" not in p.relative_to(DOCS).parts)
+    assert every_page, "no pages under docs/"
+    assert doc_pages() == every_page
+
+
+@pytest.mark.parametrize("page", doc_pages(), ids=lambda p: str(p.relative_to(DOCS)))
+def test_every_runnable_fence_is_an_example(page: Path):
+    problems = fence_problems(page)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_scanner_agrees_with_the_docs_lexer_on_every_page():
+    """Both sides see the same fences; otherwise the comparison above could hide one."""
+    from sybil import Document
+
+    for page in doc_pages():
+        text = page.read_text(encoding="utf-8")
+        ours = [(f.start, f.language) for f in scan_fences(text)]
+        theirs = [(r.start, r.lexemes["language"]) for r in DOCS_CONFTEST.FENCES(Document(text, str(page)))]
+        assert ours == theirs, f"{page.relative_to(DOCS)}: fence scanner {ours} vs docs lexer {theirs}"
+
+
+# --- the check can fail -----------------------------------------------------------------------
+
+GOOD_PAIR = '''```json title="request.json"
+{"taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "t"}, "budgetUnits": 1, "candidates": []}
+```
+
+```json title="result.json"
+{}
+```
+'''
+
+BROKEN_PAGES = {
+    "py-fence": ("```py\nprint(1)\n```\n", "not collected by Sybil"),
+    "pycon-fence": ("```pycon\n>>> 1\n1\n```\n", "not collected by Sybil"),
+    "brace-info": ('```{.python title="x"}\nprint(1)\n```\n', "not collected by Sybil"),
+    "bash-fence": ("```bash\n$ harnessbook demo\n```\n", "not collected by Sybil"),
+    "other-json": ('```json title="notes.json"\n{}\n```\n', "not collected by Sybil"),
+    "untitled-json": ("```json\n{}\n```\n", "not collected by Sybil"),
+    "lonely-result": ('```json title="result.json"\n{}\n```\n', "not collected by Sybil"),
+    "lonely-request": (
+        '```json title="request.json"\n{}\n```\n\nText.\n\n```text\nnot a result\n```\n',
+        "Sybil cannot parse the page",
+    ),
+    "request-at-end": ('```json title="request.json"\n{}\n```\n', "Sybil cannot parse the page"),
+    "doctest-skip": ("```python\n>>> 1 + 1  # doctest: +SKIP\n3\n```\n", "+SKIP"),
+    "pytest-skip": ("```python\nimport pytest\npytest.skip('later')\n```\n", "pytest skip"),
+    "skip-comment": ("<!-- skip: next -->\n\n```python\nprint(1)\n```\n", "Sybil directive comment"),
+    "tilde-py": ("~~~py\nprint(1)\n~~~\n", "not collected by Sybil"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN_PAGES))
+def test_a_broken_page_is_caught(tmp_path: Path, case: str):
+    body, expected = BROKEN_PAGES[case]
+    page = tmp_path / "broken.md"
+    page.write_text(f"# Broken {{#broken}}\n\n{body}", encoding="utf-8")
+    problems = fence_problems(page)
+    assert any(expected in problem for problem in problems), problems
+
+
+def test_a_good_page_passes(tmp_path: Path):
+    page = tmp_path / "good.md"
+    page.write_text(
+        "# Good {#good}\n\n```python\nx = 1\n```\n\n```python\n>>> x + 1\n2\n```\n\n"
+        + GOOD_PAIR
+        + '\n!!! failure "Fails on purpose"\n\n    ```python\n    y = 2\n    ```\n\n'
+        + "```console\n$ echo hi\nhi\n```\n\n```text\nprose only\n```\n",
+        encoding="utf-8",
+    )
+    assert fence_problems(page) == []
