@@ -1,0 +1,550 @@
+"""Malformed requests: every kind issue 2 lists raises InvalidRequestError naming the JSON path.
+
+Each case starts from one valid request, breaks one thing, and checks that exactly the
+expected path is reported (nothing else). Then: all problems at once, ``str()``, the RFC 3339
+timestamps, unknown keys at every level, non-string keys.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from harnessbook import InvalidRequestError, build_context_packet, validate_request
+
+
+def valid_request() -> dict:
+    return {
+        "taskAnchor": {
+            "goal": "locate the single failing test",
+            "stopCondition": "stop when no traceable direct evidence is left",
+            "verificationTarget": "the injected test name",
+        },
+        "budgetUnits": 8,
+        "candidates": [
+            {
+                "id": "evidence",
+                "kind": "direct-evidence",
+                "source": "injected:test-output",
+                "capturedAt": "2026-07-15",
+                "relevance": "current",
+                "freshness": "fresh",
+                "sizeUnits": 3,
+                "content": "assertion failed",
+            },
+            {
+                "id": "summary",
+                "kind": "history-summary",
+                "source": "injected:memory",
+                "capturedAt": "2026-07-14T09:30:00Z",
+                "relevance": "background",
+                "freshness": "fresh",
+                "sizeUnits": 2,
+                "content": "the test passed yesterday",
+                "reference": "memory://summary",
+                "conflictsWith": ["evidence"],
+            },
+        ],
+    }
+
+
+MISSING = object()
+
+
+def mutate(path: tuple, value) -> dict:
+    """A valid request with the value at ``path`` replaced (or removed, for MISSING)."""
+    request = valid_request()
+    target = request
+    for key in path[:-1]:
+        target = target[key]
+    if value is MISSING:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return request
+
+
+def problems_of(request) -> tuple[str, ...]:
+    with pytest.raises(InvalidRequestError) as caught:
+        build_context_packet(request)
+    # validate_request, the public rule 0, reports the very same problems.
+    with pytest.raises(InvalidRequestError) as again:
+        validate_request(request)
+    assert again.value.problems == caught.value.problems
+    assert caught.value.problems, "an InvalidRequestError must carry at least one problem"
+    return caught.value.problems
+
+
+def assert_only_path(request, path: str) -> str:
+    """Exactly one problem is reported, and it names ``path``; returns its message."""
+    problems = problems_of(request)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(path + ": "), problems
+    return problems[0][len(path) + 2 :]
+
+
+def test_the_base_request_is_valid():
+    assert validate_request(valid_request()) is None
+    assert build_context_packet(valid_request())["state"] == "refresh_required"
+
+
+# ---------------------------------------------------------------------------
+# The request and the task anchor
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [None, True, 0, 1.5, "request", [], [valid_request()]])
+def test_request_must_be_an_object(value):
+    assert "must be an object" in assert_only_path(value, "$")
+
+
+@pytest.mark.parametrize("key", ["taskAnchor", "budgetUnits", "candidates"])
+def test_top_level_key_missing(key):
+    assert assert_only_path(mutate((key,), MISSING), f"$.{key}") == "required key is missing"
+
+
+@pytest.mark.parametrize("value", [None, "goal", 1, [], True])
+def test_task_anchor_not_an_object(value):
+    assert_only_path(mutate(("taskAnchor",), value), "$.taskAnchor")
+
+
+@pytest.mark.parametrize("key", ["goal", "stopCondition", "verificationTarget"])
+def test_anchor_key_missing(key):
+    message = assert_only_path(mutate(("taskAnchor", key), MISSING), f"$.taskAnchor.{key}")
+    assert message == "required key is missing"
+
+
+@pytest.mark.parametrize("key", ["goal", "stopCondition", "verificationTarget"])
+@pytest.mark.parametrize("value", [None, 1, 0.5, True, [], {}, ["goal"]])
+def test_anchor_key_not_a_string(key, value):
+    assert_only_path(mutate(("taskAnchor", key), value), f"$.taskAnchor.{key}")
+
+
+@pytest.mark.parametrize("key", ["goal", "stopCondition", "verificationTarget"])
+@pytest.mark.parametrize("value", ["", " ", "\t\n", "\u3000"])
+def test_anchor_key_blank(key, value):
+    assert_only_path(mutate(("taskAnchor", key), value), f"$.taskAnchor.{key}")
+
+
+# ---------------------------------------------------------------------------
+# budgetUnits and candidates
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [0, -1, -(10**30), True, False, 8.0, 1.5, "8", None, [], {}])
+def test_budget_must_be_an_integer_greater_than_zero(value):
+    assert_only_path(mutate(("budgetUnits",), value), "$.budgetUnits")
+
+
+@pytest.mark.parametrize("value", [1, 10**30])
+def test_budget_integers_greater_than_zero_are_valid(value):
+    assert build_context_packet(mutate(("budgetUnits",), value))["packet"]["budgetUnits"] == value
+
+
+@pytest.mark.parametrize("value", [None, {}, "candidates", 3, True, {"0": {}}])
+def test_candidates_must_be_a_list(value):
+    assert_only_path(mutate(("candidates",), value), "$.candidates")
+
+
+def test_empty_candidates_is_valid():
+    assert build_context_packet(mutate(("candidates",), []))["state"] == "ready"
+
+
+@pytest.mark.parametrize("value", [None, 1, "evidence", [], True])
+def test_candidate_must_be_an_object(value):
+    assert "must be an object" in assert_only_path(mutate(("candidates", 1), value), "$.candidates[1]")
+
+
+# ---------------------------------------------------------------------------
+# Candidate keys
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["id", "kind", "relevance", "freshness", "sizeUnits", "content"])
+def test_required_candidate_key_missing(key):
+    request = mutate(("candidates", 0, key), MISSING)
+    if key == "id":
+        # The summary's conflict target disappears with the id; drop the declaration too.
+        del request["candidates"][1]["conflictsWith"]
+    message = assert_only_path(request, f"$.candidates[0].{key}")
+    assert message == "required key is missing"
+
+
+@pytest.mark.parametrize("value", [None, 1, True, [], {}, "", "  ", "\n"])
+def test_id_must_be_a_non_blank_string(value):
+    request = mutate(("candidates", 0, "id"), value)
+    del request["candidates"][1]["conflictsWith"]
+    assert_only_path(request, "$.candidates[0].id")
+
+
+def test_id_must_be_unique():
+    request = mutate(("candidates", 1, "id"), "evidence")
+    del request["candidates"][1]["conflictsWith"]
+    message = assert_only_path(request, "$.candidates[1].id")
+    assert "$.candidates[0]" in message
+
+
+def test_ids_differing_only_in_case_or_space_are_different():
+    request = mutate(("candidates", 1, "id"), "Evidence")
+    request["candidates"].append(dict(request["candidates"][0], id=" evidence"))
+    assert validate_request(request) is None
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("kind", "Constraint"),
+        ("kind", "summary"),
+        ("kind", "direct_evidence"),
+        ("kind", ""),
+        ("kind", None),
+        ("kind", 1),
+        ("kind", ["constraint"]),
+        ("relevance", "Current"),
+        ("relevance", "past"),
+        ("relevance", None),
+        ("relevance", True),
+        ("freshness", "stale"),
+        ("freshness", "FRESH"),
+        ("freshness", 0),
+        ("freshness", {}),
+    ],
+)
+def test_enums(key, value):
+    request = mutate(("candidates", 0, key), value)
+    message = assert_only_path(request, f"$.candidates[0].{key}")
+    assert message.startswith("must be one of")
+
+
+@pytest.mark.parametrize("value", [-1, -(10**20), 1.0, 2.5, True, False, "3", None, [], {}])
+def test_size_units_must_be_an_integer_at_least_zero(value):
+    assert_only_path(mutate(("candidates", 0, "sizeUnits"), value), "$.candidates[0].sizeUnits")
+
+
+@pytest.mark.parametrize("value", [0, 10**30])
+def test_size_units_zero_and_huge_are_valid(value):
+    assert validate_request(mutate(("candidates", 0, "sizeUnits"), value)) is None
+
+
+@pytest.mark.parametrize("value", [None, 1, True, [], {}, ["text"]])
+def test_content_must_be_a_string(value):
+    assert_only_path(mutate(("candidates", 0, "content"), value), "$.candidates[0].content")
+
+
+def test_empty_content_is_valid():
+    assert validate_request(mutate(("candidates", 0, "content"), "")) is None
+
+
+@pytest.mark.parametrize("value", [None, 1, True, [], {}, ["ref"]])
+def test_reference_present_must_be_a_string(value):
+    assert_only_path(mutate(("candidates", 1, "reference"), value), "$.candidates[1].reference")
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_blank_reference_is_valid(value):
+    assert validate_request(mutate(("candidates", 1, "reference"), value)) is None
+
+
+@pytest.mark.parametrize("key", ["source", "capturedAt"])
+@pytest.mark.parametrize("value", [1, 0, True, False, 1.5, [], ["s"], {}, {"s": "t"}])
+def test_provenance_present_must_be_a_string_or_null(key, value):
+    assert_only_path(mutate(("candidates", 0, key), value), f"$.candidates[0].{key}")
+
+
+@pytest.mark.parametrize("key", ["source", "capturedAt"])
+@pytest.mark.parametrize("value", [MISSING, None, "", "   "])
+def test_absent_null_or_blank_provenance_is_not_an_input_error(key, value):
+    result = build_context_packet(mutate(("candidates", 0, key), value))
+    assert result["state"] == "blocked"
+    assert result["unknowns"] == [{"id": "evidence", "missing": [key]}]
+
+
+# ---------------------------------------------------------------------------
+# capturedAt: RFC 3339 full-date or date-time with a time zone
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-07-15",
+        "2024-02-29",  # leap year
+        "2000-02-29",  # divisible by 400
+        "0001-01-01",
+        "9999-12-31",
+        "2026-07-15T09:30:00Z",
+        "2026-07-15t09:30:00z",  # RFC 3339 allows lower case T and Z
+        "2026-07-15T09:30:00.5Z",
+        "2026-07-15T09:30:00.123456789+08:00",
+        "2026-07-15T23:59:59-05:30",
+        "2026-07-15T00:00:00+00:00",
+        "2026-07-15T00:00:00-00:00",
+        "2016-12-31T23:59:60Z",  # leap second
+        "2026-07-15T09:30:00+23:59",
+    ],
+)
+def test_rfc3339_timestamps_are_accepted(value):
+    request = mutate(("candidates", 0, "capturedAt"), value)
+    assert validate_request(request) is None
+    assert build_context_packet(request)["packet"]["selected"][0]["capturedAt"] == value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param("2026-02-30", id="february-30"),
+        pytest.param("2025-02-29", id="not-a-leap-year"),
+        pytest.param("1900-02-29", id="century-not-leap"),
+        pytest.param("2026-04-31", id="april-31"),
+        pytest.param("2026-13-01", id="month-13"),
+        pytest.param("2026-00-10", id="month-0"),
+        pytest.param("2026-07-00", id="day-0"),
+        pytest.param("2026-07-32", id="day-32"),
+        pytest.param("2026-02-30T09:30:00Z", id="date-time-on-february-30"),
+        pytest.param("2026-07-15T09:30:00", id="no-time-zone"),
+        pytest.param("2026-07-15T09:30:00.5", id="fraction-no-time-zone"),
+        pytest.param("2026-07-15T09:30Z", id="no-seconds"),
+        pytest.param("2026-07-15 09:30:00Z", id="space-separator"),
+        pytest.param("2026-07-15T24:00:00Z", id="hour-24"),
+        pytest.param("2026-07-15T09:60:00Z", id="minute-60"),
+        pytest.param("2026-07-15T09:30:61Z", id="second-61"),
+        pytest.param("2026-07-15T09:30:00+24:00", id="offset-hour-24"),
+        pytest.param("2026-07-15T09:30:00+08:60", id="offset-minute-60"),
+        pytest.param("2026-07-15T09:30:00+0800", id="offset-without-colon"),
+        pytest.param("2026-07-15T09:30:00.Z", id="empty-fraction"),
+        pytest.param("2026-7-15", id="one-digit-month"),
+        pytest.param("26-07-15", id="two-digit-year"),
+        pytest.param("20260715", id="basic-format"),
+        pytest.param("2026-W29-3", id="iso-week-date"),
+        pytest.param("15/07/2026", id="day-first"),
+        pytest.param("yesterday", id="words"),
+        pytest.param(" 2026-07-15", id="leading-space"),
+        pytest.param("2026-07-15 ", id="trailing-space"),
+        pytest.param("2026-07-15\n", id="trailing-newline"),
+        pytest.param("２０２６-07-15", id="full-width-digits"),
+        pytest.param("٢٠٢٦-07-15", id="arabic-indic-digits"),
+        pytest.param("2026-07-15T09:30:00Z\n", id="date-time-trailing-newline"),
+    ],
+)
+def test_malformed_or_impossible_timestamps_are_rejected(value):
+    message = assert_only_path(mutate(("candidates", 0, "capturedAt"), value), "$.candidates[0].capturedAt")
+    assert "RFC 3339" in message
+
+
+# ---------------------------------------------------------------------------
+# conflictsWith
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["constraint", "direct-evidence", "reference"])
+def test_conflicts_only_on_history_summaries(kind):
+    request = mutate(("candidates", 1, "kind"), kind)
+    message = assert_only_path(request, "$.candidates[1].conflictsWith")
+    assert "history-summary" in message
+
+
+@pytest.mark.parametrize("value", ["summary", ["summary"], ["evidence", "summary"]])
+def test_conflicts_cannot_name_the_candidate_itself(value):
+    problems = problems_of(mutate(("candidates", 1, "conflictsWith"), value))
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("$.candidates[1].conflictsWith")
+    assert "itself" in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        ("nobody", "$.candidates[1].conflictsWith"),
+        (["nobody"], "$.candidates[1].conflictsWith[0]"),
+        (["evidence", "EVIDENCE"], "$.candidates[1].conflictsWith[1]"),
+    ],
+)
+def test_conflicts_must_name_a_candidate_of_this_request(value, path):
+    assert "not a candidate id" in assert_only_path(mutate(("candidates", 1, "conflictsWith"), value), path)
+
+
+@pytest.mark.parametrize("value", [None, 1, True, {}, {"evidence": True}])
+def test_conflicts_must_be_an_id_or_a_list(value):
+    assert_only_path(mutate(("candidates", 1, "conflictsWith"), value), "$.candidates[1].conflictsWith")
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_conflicts_id_must_not_be_blank(value):
+    assert_only_path(mutate(("candidates", 1, "conflictsWith"), value), "$.candidates[1].conflictsWith")
+
+
+@pytest.mark.parametrize("item", [None, 1, [], {}, "", " "])
+def test_conflicts_list_items_must_be_non_blank_ids(item):
+    request = mutate(("candidates", 1, "conflictsWith"), ["evidence", item])
+    assert_only_path(request, "$.candidates[1].conflictsWith[1]")
+
+
+def test_conflicts_list_must_not_repeat_an_id():
+    request = mutate(("candidates", 1, "conflictsWith"), ["evidence", "evidence"])
+    assert "repeats" in assert_only_path(request, "$.candidates[1].conflictsWith[1]")
+
+
+def test_conflicts_may_name_any_other_candidate():
+    # Naming a candidate that is not fresh current direct evidence is valid; it just is no conflict.
+    request = valid_request()
+    request["candidates"].append(dict(request["candidates"][0], id="rule", kind="constraint"))
+    request["candidates"][1]["conflictsWith"] = "rule"
+    assert validate_request(request) is None
+
+
+# ---------------------------------------------------------------------------
+# Unknown and non-string keys, at every level
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "key", "expected"),
+    [
+        ((), "budget", "$.budget"),
+        ((), "typo", "$.typo"),
+        (("taskAnchor",), "goals", "$.taskAnchor.goals"),
+        (("taskAnchor",), "note", "$.taskAnchor.note"),
+        (("candidates", 0), "sizeUnit", "$.candidates[0].sizeUnit"),
+        (("candidates", 1), "conflicts_with", "$.candidates[1].conflicts_with"),
+        (("candidates", 1), "loadCondition", "$.candidates[1].loadCondition"),
+        (("candidates", 0), "odd key", '$.candidates[0]["odd key"]'),
+        (("candidates", 0), "", '$.candidates[0][""]'),
+        (("candidates", 0), "内容", '$.candidates[0]["内容"]'),
+    ],
+)
+def test_unknown_keys_are_reported_at_every_level(path, key, expected):
+    request = valid_request()
+    target = request
+    for step in path:
+        target = target[step]
+    target[key] = "surprise"
+    assert "unknown key" in assert_only_path(request, expected)
+
+
+def test_unknown_key_suggests_the_close_name():
+    request = mutate(("candidates", 0, "sizeUnit"), 3)
+    del request["candidates"][0]["sizeUnits"]
+    problems = problems_of(request)
+    assert problems == (
+        "$.candidates[0].sizeUnit: unknown key; did you mean 'sizeUnits'?",
+        "$.candidates[0].sizeUnits: required key is missing",
+    )
+
+
+@pytest.mark.parametrize("key", [1, None, True, 2.5, ("a",)])
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [((), "$"), (("taskAnchor",), "$.taskAnchor"), (("candidates", 0), "$.candidates[0]")],
+)
+def test_non_string_keys_are_reported(path, expected, key):
+    request = valid_request()
+    target = request
+    for step in path:
+        target = target[step]
+    target[key] = "value"
+    message = assert_only_path(request, expected)
+    assert "not a string" in message
+
+
+# ---------------------------------------------------------------------------
+# Every problem at once, and how they read
+# ---------------------------------------------------------------------------
+
+
+def broken_request() -> dict:
+    return {
+        "taskAnchor": {"goal": " ", "stopCondition": 1},
+        "budgetUnits": True,
+        "candidates": [
+            "not an object",
+            {
+                "id": "a",
+                "kind": "summary",
+                "source": 4,
+                "capturedAt": "2026-02-30",
+                "relevance": "current",
+                "freshness": "fresh",
+                "sizeUnits": -1,
+                "content": "text",
+            },
+            {
+                "id": "a",
+                "kind": "history-summary",
+                "relevance": "current",
+                "freshness": "fresh",
+                "sizeUnits": 1,
+                "content": "",
+                "conflictsWith": ["ghost"],
+            },
+        ],
+        "extra": 1,
+    }
+
+
+def test_every_problem_is_reported_at_once_in_walk_order():
+    problems = problems_of(broken_request())
+    assert problems == (
+        "$.extra: unknown key (allowed: taskAnchor, budgetUnits, candidates)",
+        "$.taskAnchor.goal: must not be blank",
+        "$.taskAnchor.stopCondition: must be a non-blank string, got 1 (integer)",
+        "$.taskAnchor.verificationTarget: required key is missing",
+        "$.budgetUnits: must be an integer greater than 0, got true (boolean)",
+        '$.candidates[0]: a candidate must be an object, got "not an object" (string)',
+        "$.candidates[1].kind: must be one of constraint, direct-evidence, history-summary, reference; "
+        'got "summary" (string)',
+        "$.candidates[1].source: must be a string or null, got 4 (integer)",
+        "$.candidates[1].capturedAt: must be an RFC 3339 date (2026-07-15) or date-time with a time zone "
+        '(2026-07-15T09:30:00Z); got "2026-02-30"',
+        "$.candidates[1].sizeUnits: must be an integer >= 0, got -1 (integer)",
+        '$.candidates[2].id: repeats id "a" of $.candidates[1]',
+        '$.candidates[2].conflictsWith[0]: names "ghost", which is not a candidate id of this request',
+    )
+
+
+def test_every_problem_names_a_json_path():
+    for problem in problems_of(broken_request()):
+        assert problem.startswith("$"), problem
+        path, _, message = problem.partition(": ")
+        assert message, problem
+        assert " " not in path, problem
+
+
+def test_str_lists_every_problem():
+    with pytest.raises(InvalidRequestError) as caught:
+        build_context_packet(broken_request())
+    error = caught.value
+    lines = str(error).splitlines()
+    assert lines[0] == f"invalid context packet request ({len(error.problems)} problems):"
+    assert [line.strip() for line in lines[1:]] == list(error.problems)
+
+
+def test_str_of_a_single_problem():
+    error = InvalidRequestError(["$.budgetUnits: required key is missing"])
+    assert str(error) == "invalid context packet request (1 problem):\n  $.budgetUnits: required key is missing"
+    assert error.problems == ("$.budgetUnits: required key is missing",)
+
+
+def test_invalid_request_error_is_a_value_error_with_a_tuple():
+    with pytest.raises(ValueError) as caught:
+        build_context_packet({})
+    assert isinstance(caught.value, InvalidRequestError)
+    assert isinstance(caught.value.problems, tuple)
+    assert caught.value.problems == (
+        "$.taskAnchor: required key is missing",
+        "$.budgetUnits: required key is missing",
+        "$.candidates: required key is missing",
+    )
+
+
+def test_validation_does_not_change_the_request():
+    request = broken_request()
+    before = copy.deepcopy(request)
+    problems_of(request)
+    assert request == before
+
+
+def test_long_values_are_shortened_in_messages():
+    problems = problems_of(mutate(("candidates", 0, "content"), ["x" * 10_000]))
+    assert len(problems[0]) < 200
+    assert problems[0].endswith("... (array)")
