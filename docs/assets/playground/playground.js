@@ -1,0 +1,390 @@
+/*
+ * The in-browser playground: a "在浏览器中运行" / "Run in browser" control under every
+ * ```json title="request.json"``` example. It runs the real harnessbook package (packed from
+ * src/harnessbook by hooks/playground.py at build time) under Pyodide, in a Web Worker
+ * (worker.mjs). Nothing of Pyodide is requested until a reader first clicks Run.
+ *
+ * Everything that comes from the request or the result is put on the page with textContent,
+ * never as HTML.
+ */
+(function () {
+  "use strict";
+
+  var script = document.currentScript;
+  var BASE = new URL(".", script ? script.src : document.baseURI); // .../assets/playground/
+  // The vendored runtime (hooks/playground.py checks this against vendor.json).
+  var PYODIDE_DIR = "pyodide-314.0.8/";
+  var DEFAULT_TIMEOUT_MS = 60000;
+  var RUN_TIMEOUT_MS = 30000;
+
+  var LABELS = {
+    zh: {
+      open: "在浏览器中运行",
+      close: "收起浏览器中的运行",
+      region: "在浏览器中运行 request.json",
+      editor: "请求（request.json，可以修改）",
+      hint: "修改后按“运行”，或在编辑框中按 Ctrl+Enter。运行的是本书的 build_context_packet，在你的浏览器里执行，不经过任何服务器。",
+      run: "运行",
+      reset: "恢复原始请求",
+      output: "运行结果",
+      loading: "正在加载浏览器中的 Python（Pyodide，约 13 MB，只在第一次运行时下载）…",
+      loadingPackage: "正在载入 harnessbook…",
+      running: "正在运行 build_context_packet…",
+      done: "完成：build_context_packet 在浏览器中返回了这个结果（Pyodide {pyodide}，Python {python}）。",
+      resultTitle: "result.json",
+      invalidRequest: "InvalidRequestError：请求不符合约定，共 {count} 个问题：",
+      invalidJson: "这不是合法的 JSON（第 {line} 行第 {column} 列）：{message}",
+      error: "构建器抛出了意外的异常，这是一个缺陷：",
+      timeout: "浏览器中的 Python 在 {seconds} 秒内没有加载完成，已经停止。请检查网络后再试一次。",
+      runTimeout: "这次运行在 {seconds} 秒内没有结束，已经停止。",
+      wasmMime: "无法启动浏览器中的 Python：服务器发送 pyodide.asm.wasm 时用的类型是“{type}”，浏览器要求 application/wasm。网站维护者需要按“{page}”一页配置服务器。",
+      loadFailed: "无法加载浏览器中的 Python：{message}",
+      hostingPage: "托管在浏览器中运行的例子",
+      workerUnsupported: "这个浏览器不支持模块化的 Web Worker，无法在页面中运行例子。",
+    },
+    en: {
+      open: "Run in browser",
+      close: "Hide the in-browser run",
+      region: "Run request.json in the browser",
+      editor: "Request (request.json, editable)",
+      hint: "Edit it, then press Run, or Ctrl+Enter in the editor. This runs the book's build_context_packet in your browser; nothing is sent to a server.",
+      run: "Run",
+      reset: "Restore the original request",
+      output: "Result",
+      loading: "Loading Python for the browser (Pyodide, about 13 MB, downloaded on the first run only)…",
+      loadingPackage: "Loading harnessbook…",
+      running: "Running build_context_packet…",
+      done: "Done: build_context_packet returned this result in your browser (Pyodide {pyodide}, Python {python}).",
+      resultTitle: "result.json",
+      invalidRequest: "InvalidRequestError: the request breaks the contract, {count} problem(s):",
+      invalidJson: "This is not valid JSON (line {line}, column {column}): {message}",
+      error: "The builder raised an unexpected exception, which is a bug:",
+      timeout: "Python for the browser did not finish loading within {seconds} seconds and was stopped. Check your connection and try again.",
+      runTimeout: "This run did not finish within {seconds} seconds and was stopped.",
+      wasmMime: "Python for the browser cannot start: the server sent pyodide.asm.wasm as “{type}”, and browsers require application/wasm. Whoever hosts this site must configure the server as described in “{page}”.",
+      loadFailed: "Python for the browser could not be loaded: {message}",
+      hostingPage: "Hosting the in-browser examples",
+      workerUnsupported: "This browser does not support module Web Workers, so the examples cannot run in the page.",
+    },
+  };
+
+  function edition() {
+    var lang = (document.documentElement.getAttribute("lang") || "").toLowerCase();
+    return lang === "zh" || lang.indexOf("zh-") === 0 ? "zh" : "en";
+  }
+
+  var T = LABELS[edition()];
+
+  function format(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (whole, key) {
+      return Object.prototype.hasOwnProperty.call(values, key) ? String(values[key]) : whole;
+    });
+  }
+
+  function element(tag, attributes, text) {
+    var node = document.createElement(tag);
+    Object.keys(attributes || {}).forEach(function (name) {
+      node.setAttribute(name, attributes[name]);
+    });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function hostingPageURL() {
+    var root = new URL("../../", BASE); // assets/playground/ -> site root
+    return new URL((edition() === "zh" ? "" : "en/") + "howto/playground-hosting/#playground-hosting", root).href;
+  }
+
+  function timeLimit() {
+    var configured = window.harnessbookPlayground && window.harnessbookPlayground.timeoutMs;
+    return typeof configured === "number" && configured > 0 ? configured : DEFAULT_TIMEOUT_MS;
+  }
+
+  // ------------------------------------------------------------------ the runtime (one per page)
+
+  var runtime = null; // {worker, ready: Promise, pending: Map}
+
+  function LoadError(kind, message, detail) {
+    this.kind = kind;
+    this.message = message;
+    this.detail = detail || {};
+  }
+
+  function startRuntime(onProgress) {
+    if (runtime !== null) return runtime;
+    var state = { worker: null, pending: new Map(), nextId: 1, info: null, onProgress: onProgress };
+    runtime = state;
+    state.ready = new Promise(function (resolve, reject) {
+      var worker;
+      try {
+        worker = new Worker(new URL("worker.mjs", BASE), { type: "module" });
+      } catch (error) {
+        reject(new LoadError("unsupported", T.workerUnsupported));
+        return;
+      }
+      state.worker = worker;
+      var seconds = Math.round(timeLimit() / 1000);
+      var timer = setTimeout(function () {
+        fail(new LoadError("timeout", format(T.timeout, { seconds: seconds })));
+      }, timeLimit());
+
+      function fail(error) {
+        clearTimeout(timer);
+        worker.terminate();
+        if (runtime === state) runtime = null; // the next click starts afresh
+        state.pending.forEach(function (entry) {
+          entry.reject(error);
+        });
+        state.pending.clear();
+        reject(error);
+      }
+      state.fail = fail;
+
+      worker.addEventListener("message", function (event) {
+        var message = event.data;
+        if (message.type === "progress") {
+          if (state.onProgress) state.onProgress(message.stage);
+        } else if (message.type === "ready") {
+          clearTimeout(timer);
+          state.info = message;
+          resolve(message);
+        } else if (message.type === "init-error") {
+          if (message.reason === "wasm-mime") {
+            fail(new LoadError("wasm-mime", format(T.wasmMime, { type: message.contentType, page: T.hostingPage }), message));
+          } else {
+            fail(new LoadError("load", format(T.loadFailed, { message: message.message })));
+          }
+        } else if (message.type === "outcome") {
+          var entry = state.pending.get(message.id);
+          if (entry) {
+            state.pending.delete(message.id);
+            clearTimeout(entry.timer);
+            entry.resolve(message.outcome);
+          }
+        }
+      });
+      worker.addEventListener("error", function (event) {
+        event.preventDefault();
+        fail(new LoadError("load", format(T.loadFailed, { message: event.message || "worker.mjs" })));
+      });
+      worker.postMessage({
+        type: "init",
+        indexURL: new URL(PYODIDE_DIR, BASE).href,
+        packageURL: new URL("harnessbook.zip", BASE).href,
+      });
+    });
+    return state;
+  }
+
+  function runRequest(text, onProgress) {
+    var state = startRuntime(onProgress);
+    state.onProgress = onProgress;
+    return state.ready.then(function (info) {
+      return new Promise(function (resolve, reject) {
+        var id = state.nextId++;
+        var timer = setTimeout(function () {
+          state.fail(new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 })));
+        }, RUN_TIMEOUT_MS);
+        state.pending.set(id, { resolve: resolve, reject: reject, timer: timer });
+        state.worker.postMessage({ type: "run", id: id, text: text });
+      }).then(function (outcome) {
+        return { outcome: outcome, info: info };
+      });
+    });
+  }
+
+  // ------------------------------------------------------------------ one playground per example
+
+  var count = 0;
+
+  function requestBlocks() {
+    var blocks = [];
+    document.querySelectorAll(".md-typeset div.highlight").forEach(function (block) {
+      var title = block.querySelector(":scope > .filename");
+      var code = block.querySelector("pre > code");
+      if (title && code && title.textContent.trim() === "request.json") blocks.push(block);
+    });
+    return blocks;
+  }
+
+  function attach(block) {
+    var number = ++count;
+    var id = "hb-playground-" + number;
+    var original = block.querySelector("pre > code").textContent.replace(/\n$/, "");
+
+    var toggle = element("button", {
+      type: "button",
+      class: "md-button hb-playground__open",
+      "aria-expanded": "false",
+      "aria-controls": id,
+      "data-playground-open": "",
+    }, T.open);
+    var bar = element("div", { class: "hb-playground__bar" });
+    bar.appendChild(toggle);
+
+    var panel = null;
+
+    function build() {
+      panel = element("div", { class: "hb-playground", id: id, role: "group", "aria-label": T.region, hidden: "" });
+
+      var label = element("label", { class: "hb-playground__label", for: id + "-input" }, T.editor);
+      var lines = original.split("\n").length;
+      var editor = element("textarea", {
+        id: id + "-input",
+        class: "hb-playground__editor",
+        rows: String(Math.min(Math.max(lines, 4), 24)),
+        spellcheck: "false",
+        autocapitalize: "off",
+        autocomplete: "off",
+        "aria-describedby": id + "-hint",
+        "data-playground-editor": "",
+      });
+      editor.value = original;
+      var hint = element("p", { class: "hb-playground__hint", id: id + "-hint" }, T.hint);
+
+      var run = element("button", { type: "button", class: "md-button md-button--primary", "data-playground-run": "" }, T.run);
+      var reset = element("button", { type: "button", class: "md-button", "data-playground-reset": "" }, T.reset);
+      var actions = element("div", { class: "hb-playground__actions" });
+      actions.appendChild(run);
+      actions.appendChild(reset);
+
+      var status = element("p", { class: "hb-playground__status", role: "status", "data-playground-status": "" });
+      var output = element("div", {
+        class: "hb-playground__output",
+        role: "group",
+        "aria-label": T.output,
+        "data-playground-output": "",
+        hidden: "",
+      });
+
+      [label, editor, hint, actions, status, output].forEach(function (node) {
+        panel.appendChild(node);
+      });
+      bar.insertAdjacentElement("afterend", panel);
+
+      var busy = false;
+      function go() {
+        if (busy) return;
+        busy = true;
+        run.setAttribute("aria-disabled", "true");
+        panel.setAttribute("aria-busy", "true");
+        panel.setAttribute("data-playground-busy", "");
+        setStatus(status, runtime && runtime.info ? T.running : T.loading, "loading");
+        runRequest(editor.value, function (stage) {
+          setStatus(status, stage === "package" ? T.loadingPackage : T.loading, "loading");
+        }).then(function (answer) {
+          show(output, status, answer.outcome, answer.info);
+        }, function (error) {
+          output.hidden = true;
+          output.replaceChildren();
+          output.removeAttribute("data-outcome");
+          setStatus(status, error && error.message ? error.message : String(error), "failed", error && error.kind);
+          if (error && error.kind === "wasm-mime") {
+            var link = element("a", { href: hostingPageURL() }, T.hostingPage);
+            status.appendChild(document.createTextNode(" "));
+            status.appendChild(link);
+          }
+        }).then(function () {
+          busy = false;
+          run.removeAttribute("aria-disabled");
+          panel.removeAttribute("aria-busy");
+          panel.removeAttribute("data-playground-busy");
+        });
+      }
+
+      run.addEventListener("click", go);
+      editor.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+          event.preventDefault();
+          go();
+        }
+      });
+      reset.addEventListener("click", function () {
+        editor.value = original;
+        editor.focus();
+      });
+      panel.go = go;
+      panel.editor = editor;
+    }
+
+    toggle.addEventListener("click", function () {
+      var first = panel === null;
+      if (first) build();
+      var open = panel.hidden;
+      panel.hidden = !open;
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+      toggle.textContent = open ? T.close : T.open;
+      if (open) {
+        panel.editor.focus();
+        if (first) panel.go(); // the reader asked to run: run the example as shown
+      }
+    });
+
+    block.insertAdjacentElement("afterend", bar);
+  }
+
+  function setStatus(status, text, kind, reason) {
+    status.replaceChildren(document.createTextNode(text));
+    status.setAttribute("data-status", kind);
+    if (reason) status.setAttribute("data-reason", reason);
+    else status.removeAttribute("data-reason");
+  }
+
+  function show(output, status, outcome, info) {
+    output.replaceChildren();
+    output.hidden = false;
+    output.setAttribute("data-outcome", outcome.kind);
+    if (outcome.kind === "result") {
+      setStatus(status, format(T.done, { pyodide: info.pyodide, python: info.python }), "done");
+      var summary = element("p", { class: "hb-playground__summary" });
+      summary.appendChild(element("span", { class: "hb-playground__badge hb-playground__badge--" + outcome.state, "data-playground-state": outcome.state }, "state: " + outcome.state));
+      summary.appendChild(document.createTextNode(" "));
+      summary.appendChild(element("span", { class: "hb-playground__badge hb-playground__badge--phase", "data-playground-phase": outcome.phase }, "phase: " + outcome.phase));
+      output.appendChild(summary);
+
+      var figure = element("div", { class: "hb-playground__json highlight" });
+      figure.appendChild(element("span", { class: "filename" }, T.resultTitle));
+      var pre = element("pre", { tabindex: "0" });
+      var code = element("code", { "data-playground-result": "" });
+      // The result text, line by line; the top-level state and phase lines are highlighted.
+      outcome.text.split("\n").forEach(function (line, index) {
+        if (index > 0) code.appendChild(document.createTextNode("\n"));
+        if (/^  "(state|phase)": /.test(line)) {
+          code.appendChild(element("mark", { class: "hb-playground__key" }, line));
+        } else {
+          code.appendChild(document.createTextNode(line));
+        }
+      });
+      pre.appendChild(code);
+      figure.appendChild(pre);
+      output.appendChild(figure);
+    } else if (outcome.kind === "invalid-request") {
+      setStatus(status, format(T.invalidRequest, { count: outcome.problems.length }), "invalid-request");
+      output.appendChild(element("p", { class: "hb-playground__error-title" }, format(T.invalidRequest, { count: outcome.problems.length })));
+      var list = element("ul", { class: "hb-playground__problems", "data-playground-problems": "" });
+      outcome.problems.forEach(function (problem) {
+        list.appendChild(element("li", {}, problem));
+      });
+      output.appendChild(list);
+    } else if (outcome.kind === "invalid-json") {
+      var message = format(T.invalidJson, { line: outcome.line, column: outcome.column, message: outcome.message });
+      setStatus(status, message, "invalid-json");
+      output.appendChild(element("p", { class: "hb-playground__error-title", "data-playground-invalid-json": "" }, message));
+    } else {
+      setStatus(status, T.error, "error");
+      var errorPre = element("pre", { tabindex: "0", class: "hb-playground__traceback" });
+      errorPre.appendChild(element("code", {}, outcome.message));
+      output.appendChild(errorPre);
+    }
+  }
+
+  function setUp() {
+    requestBlocks().forEach(attach);
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", setUp);
+  } else {
+    setUp();
+  }
+})();

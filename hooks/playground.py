@@ -1,0 +1,139 @@
+"""MkDocs hook: the in-browser playground ("在浏览器中运行" / "Run in browser").
+
+Every ``json title="request.json"`` example on the site gets a control that runs the request
+through the real :func:`harnessbook.build_context_packet`, under Pyodide, in a Web Worker
+(``docs/assets/playground/playground.js`` and ``worker.mjs``). This hook supplies the two
+things those scripts need from the build:
+
+* The Python package itself. At every build the files of ``src/harnessbook`` (``*.py`` and
+  the schema ``*.json``) are packed, as they are at that moment, into
+  ``assets/playground/harnessbook.zip`` in the built site. There is no second copy of the
+  package in the repository that could drift from the one pytest tests.
+* The Pyodide runtime, vendored unchanged from the npm package under
+  ``docs/assets/playground/pyodide-<version>/``. ``vendor.json`` beside it pins the version
+  and the SHA-256 of each file; the build stops if a file is missing or differs, so a site
+  is never published with a runtime nobody checked.
+
+Why vendored and not fetched at build time: the README's two commands (``uv run mkdocs
+serve``, ``uv run pytest``) must do all the set-up, offline too, with no npm step, and a
+vendored file is reviewed once in git instead of trusted at every build. The five files are
+the minimum that runs pure Python with the standard library (about 13 MB).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import tempfile
+import zipfile
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+
+log = logging.getLogger("mkdocs.hooks.playground")
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "harnessbook"
+PLAYGROUND = ROOT / "docs" / "assets" / "playground"
+VENDOR_MANIFEST = PLAYGROUND / "vendor.json"
+PLAYGROUND_SCRIPT = PLAYGROUND / "playground.js"
+
+PACKAGE_ZIP_URI = "assets/playground/harnessbook.zip"
+"""Where the packed package lands in the built site (the worker fetches it from there)."""
+
+PACKAGE_SUFFIXES = frozenset({".py", ".json"})
+"""The package's source files: its modules and the JSON Schemas it ships."""
+
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so the same sources always give the same bytes
+
+
+def package_sources() -> dict[str, Path]:
+    """The files of ``src/harnessbook`` the browser runs, by their path inside the zip."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*")):
+        relative = path.relative_to(PACKAGE)
+        if not path.is_file() or path.suffix not in PACKAGE_SUFFIXES:
+            continue
+        if any(part == "__pycache__" or part.startswith(".") for part in relative.parts):
+            continue
+        found[f"harnessbook/{relative.as_posix()}"] = path
+    return found
+
+
+def package_zip() -> bytes:
+    """``src/harnessbook`` packed as a zip whose top folder is ``harnessbook/``; deterministic."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, path in package_sources().items():
+            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, path.read_bytes())
+    return buffer.getvalue()
+
+
+def vendor_manifest() -> dict:
+    return json.loads(VENDOR_MANIFEST.read_text(encoding="utf-8"))
+
+
+def vendor_problems() -> list[str]:
+    """Every way the vendored Pyodide differs from ``vendor.json`` (empty when it matches)."""
+    manifest = vendor_manifest()
+    directory = PLAYGROUND / manifest["directory"]
+    problems = []
+    if manifest["directory"] != f"pyodide-{manifest['version']}":
+        problems.append(f"vendor.json: directory {manifest['directory']!r} does not name version {manifest['version']}")
+    for name, expected in manifest["files"].items():
+        path = directory / name
+        if not path.is_file():
+            problems.append(f"{path.relative_to(ROOT)} is missing")
+            continue
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != expected["sha256"] or len(data) != expected["bytes"]:
+            problems.append(
+                f"{path.relative_to(ROOT)}: sha256 {digest} ({len(data)} bytes), "
+                f"vendor.json pins {expected['sha256']} ({expected['bytes']} bytes)"
+            )
+    extra = sorted(p.name for p in directory.iterdir() if p.name not in manifest["files"]) if directory.is_dir() else []
+    if extra:
+        problems.append(f"{directory.relative_to(ROOT)} holds files vendor.json does not list: {', '.join(extra)}")
+    script = PLAYGROUND_SCRIPT.read_text(encoding="utf-8")
+    if f'"{manifest["directory"]}/"' not in script:
+        problems.append(f"{PLAYGROUND_SCRIPT.relative_to(ROOT)} does not load the vendored {manifest['directory']}/")
+    return problems
+
+
+# --------------------------------------------------------------------------- MkDocs events
+
+
+def on_config(config):
+    problems = vendor_problems()
+    if problems:
+        raise PluginError("playground: the vendored Pyodide does not match vendor.json:\n  " + "\n  ".join(problems))
+    return config
+
+
+_packed: list[tempfile.TemporaryDirectory] = []
+
+
+def on_files(files: Files, config) -> Files:
+    # A generated file backed by a real file: mkdocs-static-i18n needs an abs_src_path.
+    if not _packed:
+        _packed.append(tempfile.TemporaryDirectory(prefix="harnessbook-playground-"))
+    path = Path(_packed[0].name) / "harnessbook.zip"
+    path.write_bytes(package_zip())
+    existing = files.get_file_from_path(PACKAGE_ZIP_URI)
+    if existing is not None:
+        files.remove(existing)
+    files.append(File.generated(config, PACKAGE_ZIP_URI, abs_src_path=str(path)))
+    return files
+
+
+def on_serve(server, config, builder):
+    # `mkdocs serve` rebuilds (and so repacks the package) when the builder's source changes.
+    server.watch(str(PACKAGE))
+    return server
