@@ -1,0 +1,310 @@
+"""Every request and result field has its page, at the address its JSON path predicts.
+
+The fields come from the builder's TypedDicts (harnessbook.context_packet), not from a list
+typed here: a key added to ``Candidate`` without a page fails this test. The address rule
+(docs/reference/index.md): ``reference/<request|result>/`` + the field's JSON path with ``/``
+between keys; a field whose value has keys of its own (``taskAnchor``, ``candidates``,
+``packet``) is a folder with an ``index.md``. Both editions, same ids.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from harnessbook import context_packet
+from test_docs_fences import scan_fences
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+# TypedDict -> the folder of its keys' pages, and the page of the field holding it.
+FOLDERS = {
+    context_packet.ContextPacketRequest: "reference/request",
+    context_packet.TaskAnchor: "reference/request/taskAnchor",
+    context_packet.Candidate: "reference/request/candidates",
+    context_packet.ContextPacketResult: "reference/result",
+    context_packet.Packet: "reference/result/packet",
+}
+# Keys with no page of their own, each with the reason.
+NO_PAGE = {
+    (context_packet.Packet, "taskAnchor"): "a copy of the request's taskAnchor, documented there",
+}
+
+# The brief's site map, written out: the derived list must be exactly this.
+SITE_MAP = """
+reference/request/taskAnchor/index.md reference/request/taskAnchor/goal.md
+reference/request/taskAnchor/stopCondition.md reference/request/taskAnchor/verificationTarget.md
+reference/request/budgetUnits.md reference/request/candidates/index.md
+reference/request/candidates/id.md reference/request/candidates/kind.md
+reference/request/candidates/source.md reference/request/candidates/capturedAt.md
+reference/request/candidates/relevance.md reference/request/candidates/freshness.md
+reference/request/candidates/sizeUnits.md reference/request/candidates/content.md
+reference/request/candidates/reference.md reference/request/candidates/conflictsWith.md
+reference/result/state.md reference/result/phase.md reference/result/excluded.md
+reference/result/unknowns.md reference/result/refresh.md reference/result/evidence.md
+reference/result/packet/index.md reference/result/packet/selected.md
+reference/result/packet/pointers.md reference/result/packet/usedBudgetUnits.md
+reference/result/packet/budgetUnits.md
+""".split()
+
+SECTIONS = ["rules", "errors", "example", "used-in", "docstring"]
+HEADING = re.compile(r"^[ \t]*(?P<hashes>#{1,6})[ \t]+.*?\{[^}]*#(?P<id>[^\s}]+)[^}]*\}[ \t]*$", re.MULTILINE)
+TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.MULTILINE)
+CHAPTER_LINK = re.compile(r"\]\((?:\.\./)+chapters/06-context-packet/[\w-]+\.md#[\w-]+\)")
+
+
+@dataclass(frozen=True)
+class Field:
+    owner: type  # the TypedDict that declares the key
+    key: str
+    page: str  # path under docs/, Chinese edition
+
+    @property
+    def kind(self) -> str:
+        return "request" if self.page.startswith("reference/request/") else "result"
+
+    @property
+    def english(self) -> str:
+        return self.page[: -len(".md")] + ".en.md"
+
+    @property
+    def url(self) -> str:
+        """The built page's folder (use_directory_urls), relative to an edition's root."""
+        return self.page[: -len("index.md")] if self.page.endswith("/index.md") else self.page[: -len(".md")] + "/"
+
+    @property
+    def docstring_target(self) -> str:
+        return f"harnessbook.context_packet.{self.owner.__name__}.{self.key}"
+
+
+def _keys(typed_dict: type) -> list[str]:
+    declared = typed_dict.__required_keys__ | typed_dict.__optional_keys__
+    return [key for key in typed_dict.__annotations__ if key in declared]
+
+
+def fields() -> list[Field]:
+    holders = {folder: owner for owner, folder in FOLDERS.items()}
+    found = []
+    for owner, folder in FOLDERS.items():
+        for key in _keys(owner):
+            if (owner, key) in NO_PAGE:
+                continue
+            own_folder = f"{folder}/{key}"
+            page = f"{own_folder}/index.md" if own_folder in holders else f"{own_folder}.md"
+            found.append(Field(owner, key, page))
+    return found
+
+
+FIELDS = fields()
+
+
+def headings(text: str) -> list[tuple[int, str]]:
+    """(level, id) of the headings outside fences."""
+    fences = scan_fences(text)
+    result = []
+    for match in HEADING.finditer(text):
+        if not any(f.start <= match.start() < f.end for f in fences):
+            result.append((len(match.group("hashes")), match.group("id")))
+    return result
+
+
+def section(text: str, section_id: str) -> str:
+    """The Markdown of an h2 section, up to the next h2."""
+    match = re.search(rf"^##[ \t][^\n]*\{{[^}}]*#{re.escape(section_id)}\b[^}}]*\}}[ \t]*$", text, re.MULTILINE)
+    if match is None:
+        return ""
+    following = re.search(r"^##[ \t]", text[match.end() :], re.MULTILINE)
+    return text[match.end() : match.end() + following.start()] if following else text[match.end() :]
+
+
+def field_page_problems(path: Path, field: Field) -> list[str]:
+    """What a field page lacks; [] when it has everything the layout asks for."""
+    name = path.relative_to(DOCS) if path.is_relative_to(DOCS) else path.name
+    if not path.exists():
+        return [f"{name}: missing (field {field.key} of {field.owner.__name__})"]
+    text = path.read_text(encoding="utf-8")
+    problems = []
+    found = headings(text)
+    expected_h1 = field.key.lower()
+    if not found or found[0] != (1, expected_h1):
+        problems.append(f"{name}: must open with an h1 {{#{expected_h1}}}, found {found[:1]}")
+    h2 = [heading_id for level, heading_id in found if level == 2]
+    present = [s for s in h2 if s in SECTIONS]
+    missing = [s for s in SECTIONS if s not in h2]
+    if missing:
+        problems.append(f"{name}: missing h2 sections {missing}")
+    elif present != SECTIONS:
+        problems.append(f"{name}: sections out of order {present}, expected {SECTIONS}")
+    before_rules = text.split("{#rules}", 1)[0]
+    if len(TABLE_ROW.findall(before_rules)) < 3:
+        problems.append(f"{name}: no facts table before the {{#rules}} section")
+    errors = section(text, "errors")
+    errors_fences = scan_fences(errors)
+    if field.kind == "request":
+        if not any(f.title == "InvalidRequestError" for f in errors_fences) and "InvalidRequestError" not in "".join(
+            errors[f.start : f.end] for f in errors_fences if f.language == "python"
+        ):
+            problems.append(f"{name}: {{#errors}} shows no executed InvalidRequestError example")
+    elif not any(f.language in ("python", "json") for f in errors_fences):
+        problems.append(f"{name}: {{#errors}} shows no executed example of the guarantees")
+    example = [(f.language, f.title) for f in scan_fences(section(text, "example"))]
+    if ("json", "request.json") not in example or not ({("json", "result.json"), ("text", "InvalidRequestError")} & set(example)):
+        problems.append(f"{name}: {{#example}} has no executed request.json/result.json pair")
+    if not CHAPTER_LINK.search(section(text, "used-in")):
+        problems.append(f"{name}: {{#used-in}} links to no chapter section (../chapters/06-context-packet/X.md#id)")
+    directive = re.search(r"^:::[ \t]+(\S+)", section(text, "docstring"), re.MULTILINE)
+    if directive is None or directive.group(1) != field.docstring_target:
+        problems.append(f"{name}: {{#docstring}} must render ::: {field.docstring_target}")
+    return problems
+
+
+def test_the_fields_are_the_site_map():
+    assert sorted(f.page for f in FIELDS) == sorted(SITE_MAP)
+
+
+@pytest.mark.parametrize("edition", ["zh", "en"])
+@pytest.mark.parametrize("field", FIELDS, ids=lambda f: f.page[len("reference/") : -len(".md")])
+def test_field_page(field: Field, edition: str):
+    path = DOCS / (field.page if edition == "zh" else field.english)
+    problems = field_page_problems(path, field)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_index_lists_every_field_page():
+    for index in (DOCS / "reference/index.md", DOCS / "reference/index.en.md"):
+        assert index.exists(), f"{index.relative_to(DOCS)} is missing"
+        text = index.read_text(encoding="utf-8")
+        missing = [f.page for f in FIELDS if f"({f.page[len('reference/'):]}" not in text]
+        assert not missing, f"{index.relative_to(DOCS)} does not link {missing}"
+
+
+# --- the check can fail -----------------------------------------------------------------------
+
+GOOD_FIELD_PAGE = """---
+description: x
+---
+
+# `kind` {#kind}
+
+| | |
+|---|---|
+| JSON path | `candidates[].kind` |
+
+## Rules {#rules}
+
+## Errors {#errors}
+
+```json title="request.json"
+{}
+```
+
+```text title="InvalidRequestError"
+candidates[0].kind: required key is missing
+```
+
+## Example {#example}
+
+```json title="request.json"
+{}
+```
+
+```json title="result.json"
+{}
+```
+
+## Used in {#used-in}
+
+- [Candidates](../../../chapters/06-context-packet/interface.md#candidates)
+
+## Docstring {#docstring}
+
+::: harnessbook.context_packet.Candidate.kind
+    options:
+      heading_level: 3
+"""
+
+KIND = next(f for f in FIELDS if f.key == "kind")
+
+BROKEN_FIELD_PAGES = {
+    "h1-id": (("{#kind}", "{#candidate-kind}"), "must open with an h1 {#kind}"),
+    "section": (("## Used in {#used-in}", "## Used in {#uses}"), "missing h2 sections ['used-in']"),
+    "no-rules": (("## Rules {#rules}\n", ""), "missing h2 sections ['rules']"),
+    "order": (("## Errors {#errors}", "## Errors {#errors}\n\n## Docstring {#docstring}"), "out of order"),
+    "errors": (('```text title="InvalidRequestError"', '```text title="Note"'), "no executed InvalidRequestError"),
+    "example": (('```json title="result.json"', '```text title="result.json"'), "no executed request.json/result.json"),
+    "used-in": (("interface.md#candidates", "interface.md"), "links to no chapter section"),
+    "docstring": (("Candidate.kind\n", "Candidate.source\n"), "must render ::: harnessbook.context_packet.Candidate.kind"),
+    "table": (("| JSON path | `candidates[].kind` |\n", ""), "no facts table"),
+}
+
+
+def test_a_complete_field_page_passes(tmp_path: Path):
+    page = tmp_path / "kind.md"
+    page.write_text(GOOD_FIELD_PAGE, encoding="utf-8")
+    assert field_page_problems(page, KIND) == []
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN_FIELD_PAGES))
+def test_an_incomplete_field_page_is_caught(tmp_path: Path, case: str):
+    (old, new), expected = BROKEN_FIELD_PAGES[case]
+    assert old in GOOD_FIELD_PAGE
+    page = tmp_path / "kind.md"
+    page.write_text(GOOD_FIELD_PAGE.replace(old, new), encoding="utf-8")
+    problems = field_page_problems(page, KIND)
+    assert any(expected in p for p in problems), problems
+
+
+def test_a_field_without_a_page_is_caught(tmp_path: Path):
+    assert field_page_problems(tmp_path / "kind.md", KIND) == ["kind.md: missing (field kind of Candidate)"]
+
+
+def test_a_new_builder_key_needs_a_page():
+    class Candidate(context_packet.Candidate):  # the builder grows a key
+        priority: int
+
+    folders = dict(FOLDERS)
+    folders[Candidate] = folders.pop(context_packet.Candidate)
+    keys = {f"{folder}/{key}.md" for owner, folder in folders.items() for key in _keys(owner)}
+    assert "reference/request/candidates/priority.md" in keys - set(SITE_MAP)
+
+
+# --- the built site -----------------------------------------------------------------------------
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z0-9]+", text)
+
+
+def _docstring_words(field: Field) -> list[str]:
+    import griffe
+
+    module = griffe.load("harnessbook.context_packet", search_paths=[str(ROOT / "src")])
+    docstring = module[f"{field.owner.__name__}.{field.key}"].docstring.value
+    first_sentence = re.sub(r":\w+:|`", "", docstring).split(". ")[0]
+    return _words(first_sentence)[:8]
+
+
+@pytest.mark.parametrize("edition", ["", "en/"], ids=["zh", "en"])
+@pytest.mark.parametrize("field", FIELDS, ids=lambda f: f.page[len("reference/") : -len(".md")])
+def test_built_field_page(built_site, field: Field, edition: str):
+    """The page is served at its predictable address with its ids and its rendered docstring."""
+    page = built_site.path / edition / field.url / "index.html"
+    assert page.exists(), f"/{edition}{field.url} was not built"
+    content = page.read_text(encoding="utf-8")
+    ids = set(re.findall(r'\sid="([^"]+)"', content))
+    missing = [i for i in [field.key.lower(), *SECTIONS] if i not in ids]
+    assert not missing, f"/{edition}{field.url}: no element with id {missing}"
+    start = re.search(r'<h2 id="docstring"', content)
+    body = content[start.end() :]
+    end = re.search(r"<h2\b|</article>", body)
+    rendered = html.unescape(re.sub(r"<[^>]+>", " ", body[: end.start() if end else len(body)]))
+    expected = _docstring_words(field)
+    assert expected and " ".join(expected) in " ".join(_words(rendered)), (
+        f"/{edition}{field.url}: the docstring of {field.docstring_target} is not rendered "
+        f"(expected the words {' '.join(expected)!r})"
+    )
