@@ -1,0 +1,433 @@
+"""Property tests (hypothesis) over generated requests: issue 2's guarantees for every input.
+
+Settings are fixed for CI: a modest number of examples, no deadline, derandomized (the same
+examples on every run) and no example database.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Iterator
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harnessbook import InvalidRequestError, build_context_packet, load_schema
+from harnessbook.context_packet import FRESHNESSES, KINDS, RELEVANCES
+
+CI = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+REQUEST_VALIDATOR = jsonschema.Draft202012Validator(
+    load_schema("request"), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+)
+RESULT_VALIDATOR = jsonschema.Draft202012Validator(
+    load_schema("result"), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+)
+
+
+# ---------------------------------------------------------------------------
+# Strategies: valid requests
+# ---------------------------------------------------------------------------
+
+non_blank = st.text(min_size=1, max_size=8).filter(lambda s: s.strip() != "")
+blank = st.sampled_from(["", " ", "\t", "\n ", "\u3000"])
+
+
+def rfc3339_dates() -> st.SearchStrategy[str]:
+    return st.dates().map(lambda d: d.isoformat())
+
+
+@st.composite
+def rfc3339_date_times(draw) -> str:
+    moment = draw(st.datetimes())
+    fraction = draw(st.sampled_from(["", ".0", ".5", ".123456", ".000000001"]))
+    offset = draw(st.sampled_from(["Z", "z", "+00:00", "-00:00", "+08:00", "-05:30", "+23:59"]))
+    separator = draw(st.sampled_from(["T", "t"]))
+    second = draw(st.sampled_from([f"{moment.second:02d}", "60"])) if draw(st.integers(0, 9)) == 0 else f"{moment.second:02d}"
+    return f"{moment.date().isoformat()}{separator}{moment.hour:02d}:{moment.minute:02d}:{second}{fraction}{offset}"
+
+
+timestamps = st.one_of(rfc3339_dates(), rfc3339_date_times())
+
+# Provenance is mostly present, so that most generated requests get past the gate.
+ABSENT = object()
+
+
+@st.composite
+def provenance(draw, present: st.SearchStrategy[str], gaps: bool) -> Any:
+    if gaps and draw(st.integers(0, 11)) == 0:
+        return draw(st.sampled_from([ABSENT, None, "", "  "]))
+    return draw(present)
+
+
+@st.composite
+def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> dict:
+    count = draw(st.integers(0, max_candidates))
+    ids = draw(st.lists(non_blank, min_size=count, max_size=count, unique=True))
+    candidates = []
+    for cid in ids:
+        kind = draw(st.sampled_from(KINDS))
+        candidate: dict[str, Any] = {
+            "id": cid,
+            "kind": kind,
+            "source": draw(provenance(st.sampled_from(["injected:test-output", "injected:ci-log", "记忆"]) | non_blank, gaps)),
+            "capturedAt": draw(provenance(timestamps, gaps)),
+            "relevance": draw(st.sampled_from(RELEVANCES)),
+            "freshness": draw(st.sampled_from(FRESHNESSES)),
+            "sizeUnits": draw(st.integers(0, 12)),
+            "content": draw(st.text(max_size=12)),
+        }
+        reference = draw(st.sampled_from([ABSENT, ABSENT, "ref://" + cid, "", " "]))
+        if reference is not ABSENT:
+            candidate["reference"] = reference
+        candidates.append({key: value for key, value in candidate.items() if value is not ABSENT})
+    # Conflict declarations: history summaries name other candidates, mostly direct evidence.
+    for candidate in candidates:
+        others = [c["id"] for c in candidates if c["id"] != candidate["id"]]
+        if candidate["kind"] != "history-summary" or not others or draw(st.booleans()):
+            continue
+        targets = draw(st.lists(st.sampled_from(others), max_size=3, unique=True))
+        if len(targets) == 1 and draw(st.booleans()):
+            candidate["conflictsWith"] = targets[0]
+        else:
+            candidate["conflictsWith"] = targets
+    # Shuffle the key order of some candidates: the result must not depend on it.
+    if candidates and draw(st.booleans()):
+        index = draw(st.integers(0, len(candidates) - 1))
+        candidates[index] = dict(reversed(list(candidates[index].items())))
+    anchor = {
+        "goal": draw(non_blank),
+        "stopCondition": draw(non_blank),
+        "verificationTarget": draw(non_blank),
+    }
+    return {"taskAnchor": anchor, "budgetUnits": draw(st.integers(1, 40)), "candidates": candidates}
+
+
+ungated_requests = valid_requests(gaps=False)
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def containers(value: Any) -> Iterator[Any]:
+    """Every list and dict inside ``value``, ``value`` included."""
+    if isinstance(value, (list, dict)):
+        yield value
+        for child in value.values() if isinstance(value, dict) else value:
+            yield from containers(child)
+
+
+def ids_by_reason(result: dict, reason: str) -> set[str]:
+    return {item["id"] for item in result["excluded"] if item["reason"] == reason}
+
+
+# ---------------------------------------------------------------------------
+# The properties
+# ---------------------------------------------------------------------------
+
+
+@CI
+@given(valid_requests())
+def test_used_budget_is_the_sum_of_selected_sizes_and_within_budget(request):
+    packet = build_context_packet(request)["packet"]
+    assert packet["usedBudgetUnits"] == sum(item["sizeUnits"] for item in packet["selected"])
+    assert 0 <= packet["usedBudgetUnits"] <= packet["budgetUnits"] == request["budgetUnits"]
+
+
+@CI
+@given(valid_requests())
+def test_every_candidate_lands_in_exactly_one_place(request):
+    result = build_context_packet(request)
+    all_ids = [c["id"] for c in request["candidates"]]
+    if result["state"] == "blocked":
+        assert result["packet"]["selected"] == result["packet"]["pointers"] == result["excluded"] == []
+        return
+    placed = (
+        [item["id"] for item in result["packet"]["selected"]]
+        + [item["id"] for item in result["packet"]["pointers"]]
+        + [item["id"] for item in result["excluded"]]
+    )
+    assert sorted(placed) == sorted(all_ids)
+    assert len(placed) == len(set(placed))
+
+
+@CI
+@given(valid_requests())
+def test_evidence_covers_every_candidate_once(request):
+    result = build_context_packet(request)
+    evidence_ids = [record["id"] for record in result["evidence"]]
+    input_ids = [c["id"] for c in request["candidates"]]
+    assert sorted(evidence_ids) == sorted(input_ids)
+    assert len(evidence_ids) == len(set(evidence_ids))
+    if result["state"] == "blocked":
+        assert evidence_ids == input_ids
+        assert {r["decision"] for r in result["evidence"]} <= {"blocked", "not_assessed"}
+    else:
+        tier = {"constraint": 1, "direct-evidence": 1, "history-summary": 2, "reference": 3}
+        kinds = {c["id"]: c["kind"] for c in request["candidates"]}
+        position = {cid: n for n, cid in enumerate(input_ids)}
+        assert evidence_ids == sorted(input_ids, key=lambda cid: (tier[kinds[cid]], position[cid]))
+    # The budget is a running account: each record starts where the previous one ended.
+    remaining = request["budgetUnits"]
+    for record in result["evidence"]:
+        assert record["remainingBefore"] == remaining
+        remaining = record["remainingAfter"]
+        assert "content" not in record
+    assert remaining == request["budgetUnits"] - result["packet"]["usedBudgetUnits"]
+
+
+@CI
+@given(valid_requests(), st.integers(1, 100))
+def test_raising_the_budget_never_changes_blocked_expired_or_conflict(request, extra):
+    low = build_context_packet(request)
+    richer = dict(request, budgetUnits=request["budgetUnits"] + extra)
+    high = build_context_packet(richer)
+    assert high["unknowns"] == low["unknowns"]
+    assert ids_by_reason(high, "expired") == ids_by_reason(low, "expired")
+    assert ids_by_reason(high, "conflict") == ids_by_reason(low, "conflict")
+    assert high["refresh"] == low["refresh"]
+    assert (high["state"], high["phase"]) == (low["state"], low["phase"])
+
+
+@CI
+@given(valid_requests())
+def test_input_is_not_mutated_and_nothing_is_shared(request):
+    before = copy.deepcopy(request)
+    result = build_context_packet(request)
+    assert request == before
+    assert json.dumps(request, sort_keys=False) == json.dumps(before, sort_keys=False)  # key order too
+    request_ids = {id(obj) for obj in containers(request)}
+    result_ids = [id(obj) for obj in containers(result)]
+    assert request_ids.isdisjoint(result_ids)
+    # Nor does the result share a container with itself: changing one place changes only it.
+    assert len(result_ids) == len(set(result_ids))
+
+
+@CI
+@given(valid_requests())
+def test_mutating_the_result_never_touches_the_request(request):
+    before = copy.deepcopy(request)
+    result = build_context_packet(request)
+    for obj in containers(result):
+        if isinstance(obj, dict):
+            obj["mutated"] = True
+        else:
+            obj.append("mutated")
+    assert request == before
+
+
+@CI
+@given(valid_requests())
+def test_same_input_gives_an_equal_result(request):
+    first = build_context_packet(request)
+    second = build_context_packet(copy.deepcopy(request))
+    assert first == second
+    assert json.dumps(first, ensure_ascii=False) == json.dumps(second, ensure_ascii=False)
+
+
+@CI
+@given(valid_requests())
+def test_key_order_of_the_request_does_not_matter(request):
+    shuffled = {
+        "candidates": [dict(reversed(list(c.items()))) for c in request["candidates"]],
+        "budgetUnits": request["budgetUnits"],
+        "taskAnchor": dict(reversed(list(request["taskAnchor"].items()))),
+    }
+    a = json.dumps(build_context_packet(request), ensure_ascii=False)
+    b = json.dumps(build_context_packet(shuffled), ensure_ascii=False)
+    assert a == b
+
+
+@CI
+@given(valid_requests())
+def test_json_round_trip(request):
+    result = build_context_packet(request)
+    assert json.loads(json.dumps(result)) == result
+    assert json.loads(json.dumps(result, ensure_ascii=False)) == result
+
+
+@CI
+@given(valid_requests())
+def test_result_validates_against_the_result_schema(request):
+    RESULT_VALIDATOR.validate(build_context_packet(request))
+
+
+@CI
+@given(valid_requests())
+def test_request_schema_accepts_every_request_the_builder_accepts(request):
+    build_context_packet(request)
+    REQUEST_VALIDATOR.validate(request)
+
+
+@CI
+@given(ungated_requests)
+def test_with_provenance_present_nothing_is_blocked(request):
+    result = build_context_packet(request)
+    assert result["state"] != "blocked"
+    assert result["unknowns"] == []
+    expected_state = "refresh_required" if result["refresh"] else "ready"
+    assert result["state"] == expected_state
+
+
+# ---------------------------------------------------------------------------
+# Single-field corruptions: the schema and the builder both reject each one
+# ---------------------------------------------------------------------------
+
+WRONG_TYPES: dict[str, list[Any]] = {
+    "object": [None, True, 1, 1.5, "x", []],
+    "array": [None, True, 1, 1.5, "x", {}],
+    "string": [None, True, 1, 1.5, [], {}],
+    "integer": [None, True, 1.5, "1", [], {}],
+    "nullable-string": [True, 1, 1.5, [], {}],
+}
+
+
+def corruptions(request: dict) -> list[tuple[str, Any]]:
+    """Every single-field corruption JSON Schema can express, for this request.
+
+    Each is (label, corrupted request). Cross-field rules (unique ids, conflict targets)
+    and integral floats such as 8.0 are the builder's alone and are not listed.
+    """
+    out: list[tuple[str, Any]] = []
+
+    def variant(label: str, path: tuple, value: Any = ABSENT, *, add: str | None = None) -> None:
+        corrupted = copy.deepcopy(request)
+        target = corrupted
+        for step in path[:-1]:
+            target = target[step]
+        if add is not None:
+            target[path[-1]][add] = "unexpected"
+        elif value is ABSENT:
+            del target[path[-1]]
+        else:
+            target[path[-1]] = value
+        out.append((label, corrupted))
+
+    for key in ("taskAnchor", "budgetUnits", "candidates"):
+        variant(f"missing {key}", (key,))
+    variant("unknown top-level key", ("extra",), 1)
+    for value in WRONG_TYPES["object"]:
+        variant(f"taskAnchor type {value!r}", ("taskAnchor",), value)
+    for value in WRONG_TYPES["integer"] + [0, -1]:
+        variant(f"budgetUnits {value!r}", ("budgetUnits",), value)
+    for value in WRONG_TYPES["array"]:
+        variant(f"candidates type {value!r}", ("candidates",), value)
+    variant("unknown anchor key", ("taskAnchor", "priority"), "high")
+    for key in ("goal", "stopCondition", "verificationTarget"):
+        variant(f"missing {key}", ("taskAnchor", key))
+        for value in WRONG_TYPES["string"] + ["", "  "]:
+            variant(f"{key} {value!r}", ("taskAnchor", key), value)
+
+    for index, candidate in enumerate(request["candidates"]):
+        at = ("candidates", index)
+        for value in WRONG_TYPES["object"]:
+            variant(f"candidate {index} type {value!r}", at, value)
+        variant(f"candidate {index} unknown key", at + ("sizeUnit",), 1)
+        for key in ("id", "kind", "relevance", "freshness", "sizeUnits", "content"):
+            variant(f"candidate {index} missing {key}", at + (key,))
+        for value in WRONG_TYPES["string"] + ["", " "]:
+            variant(f"candidate {index} id {value!r}", at + ("id",), value)
+        for key, allowed in (("kind", KINDS), ("relevance", RELEVANCES), ("freshness", FRESHNESSES)):
+            for value in [None, 1, True, [], {}, "", allowed[0].upper(), "other"]:
+                variant(f"candidate {index} {key} {value!r}", at + (key,), value)
+        for value in WRONG_TYPES["integer"] + [-1, -100]:
+            variant(f"candidate {index} sizeUnits {value!r}", at + ("sizeUnits",), value)
+        for value in WRONG_TYPES["string"]:
+            variant(f"candidate {index} content {value!r}", at + ("content",), value)
+            variant(f"candidate {index} reference {value!r}", at + ("reference",), value)
+        for value in WRONG_TYPES["nullable-string"]:
+            variant(f"candidate {index} source {value!r}", at + ("source",), value)
+            variant(f"candidate {index} capturedAt {value!r}", at + ("capturedAt",), value)
+        for value in ["yesterday", "2026-07-15T09:30:00", "2026-13-01", "2026-02-30", "2026-07-15T25:00:00Z",
+                      "2026-07-15 09:30:00Z", "2026-7-15"]:
+            variant(f"candidate {index} capturedAt {value!r}", at + ("capturedAt",), value)
+        if candidate["kind"] == "history-summary":
+            for value in [None, 1, True, {}, "", " ", [1], [None], [""], [[]]]:
+                variant(f"candidate {index} conflictsWith {value!r}", at + ("conflictsWith",), value)
+            targets = candidate.get("conflictsWith")
+            if isinstance(targets, list) and targets:
+                variant(f"candidate {index} conflictsWith repeated", at + ("conflictsWith",), targets + targets[:1])
+        elif index + 1 < len(request["candidates"]) or index > 0:
+            # conflictsWith on a kind other than history-summary (with a real target).
+            other = request["candidates"][index - 1 if index else index + 1]["id"]
+            variant(f"candidate {index} ({candidate['kind']}) conflictsWith", at + ("conflictsWith",), other)
+    return out
+
+
+@settings(CI, max_examples=60)
+@given(valid_requests(max_candidates=4), st.data())
+def test_schema_and_builder_both_reject_every_single_field_corruption(request, data):
+    options = corruptions(request)
+    labels = data.draw(st.lists(st.sampled_from(range(len(options))), min_size=1, max_size=12, unique=True))
+    for index in labels:
+        label, corrupted = options[index]
+        with pytest.raises(InvalidRequestError):
+            build_context_packet(corrupted)
+        errors = list(REQUEST_VALIDATOR.iter_errors(corrupted))
+        assert errors, f"the request schema accepts a corruption the builder rejects: {label}"
+
+
+def test_schema_rejects_every_corruption_of_one_rich_request():
+    # Exhaustive over one request that has every kind, optional key and conflict shape.
+    request = {
+        "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
+        "budgetUnits": 5,
+        "candidates": [
+            {"id": "d", "kind": "direct-evidence", "source": "s", "capturedAt": "2026-07-15",
+             "relevance": "current", "freshness": "fresh", "sizeUnits": 3, "content": "c"},
+            {"id": "h", "kind": "history-summary", "source": "s", "capturedAt": "2026-07-15T09:30:00Z",
+             "relevance": "background", "freshness": "fresh", "sizeUnits": 1, "content": "c",
+             "reference": "r", "conflictsWith": ["d"]},
+            {"id": "r", "kind": "reference", "source": None, "capturedAt": "  ",
+             "relevance": "background", "freshness": "expired", "sizeUnits": 0, "content": "", "reference": ""},
+            {"id": "k", "kind": "constraint", "source": "s", "capturedAt": "2026-07-15",
+             "relevance": "current", "freshness": "fresh", "sizeUnits": 9, "content": "c"},
+        ],
+    }
+    build_context_packet(request)
+    REQUEST_VALIDATOR.validate(request)
+    options = corruptions(request)
+    assert len(options) > 300
+    schema_misses = []
+    for label, corrupted in options:
+        with pytest.raises(InvalidRequestError):
+            build_context_packet(corrupted)
+        if REQUEST_VALIDATOR.is_valid(corrupted):
+            schema_misses.append(label)
+    assert schema_misses == []
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("budgetUnits",), 8.0),
+        (("candidates", 0, "sizeUnits"), 3.0),
+    ],
+)
+def test_integral_floats_are_the_builders_stricter_rule(path, value):
+    # Documented in the schema's description: JSON Schema counts 8.0 as an integer.
+    request = {
+        "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
+        "budgetUnits": 8,
+        "candidates": [{"id": "d", "kind": "constraint", "source": "s", "capturedAt": "2026-07-15",
+                        "relevance": "current", "freshness": "fresh", "sizeUnits": 3, "content": "c"}],
+    }
+    target = request
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    assert REQUEST_VALIDATOR.is_valid(request)
+    with pytest.raises(InvalidRequestError):
+        build_context_packet(request)
+    assert "8.0" in load_schema("request")["description"]
