@@ -1,0 +1,121 @@
+"""MkDocs hook: one search index per edition, so search stays in the reader's language.
+
+mkdocs-static-i18n builds every edition into one site and merges all their pages into the one
+index Material's search loads (``<base>/search/search_index.json``, base = the site root), so a
+reader of the English edition gets Chinese results and the other way round; its maintainer
+confirms a single index is all the plugin can do (ultrabug/mkdocs-static-i18n#271). This hook
+splits it once everything is built:
+
+* ``search/search_index.json`` keeps the default (Chinese) edition: ``lang`` of that edition,
+  the configured jieba segmentation, separator and ``pipeline: []``;
+* ``<locale>/search/search_index.json`` (``en/...``) gets that edition's pages, their locations
+  made relative to the edition's root, ``lang: [<locale>]``;
+* each page of a non-default edition gets ``"base": "<site root>/<locale>/"`` in Material's
+  ``__config``, so its search loads its own edition's index and resolves results inside it.
+  ``base`` serves nothing else in this configuration (no versioning, no instant navigation); the
+  language switcher still works, since for Material ``base`` is then the edition's root.
+
+Every edition also renders ``404.html`` into the site root, the last build winning (so the root
+404 page came out English); the default edition's page is put back at the root and each other
+edition's goes to ``<locale>/404.html``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import event_priority
+
+CONFIG_SCRIPT = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
+
+
+def _i18n(config: MkDocsConfig):
+    return config.plugins.get("i18n")
+
+
+def _edition(config: MkDocsConfig) -> str | None:
+    """The locale of the non-default edition being built, or None for the default edition."""
+    i18n = _i18n(config)
+    if i18n is None or i18n.current_language in (None, i18n.default_language):
+        return None
+    return i18n.current_language
+
+
+def _point_base_at_edition(output: str, locale: str) -> str:
+    def rewrite(match: re.Match) -> str:
+        settings = json.loads(match.group(2))
+        base = settings["base"]
+        settings["base"] = base + ("" if base.endswith("/") else "/") + f"{locale}/"
+        # Escaped like Jinja's tojson, so the JSON can never close the script element.
+        text = json.dumps(settings)
+        for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027")):
+            text = text.replace(char, escape)
+        return match.group(1) + text + match.group(3)
+
+    rewritten, count = CONFIG_SCRIPT.subn(rewrite, output, count=1)
+    if count != 1:
+        raise RuntimeError("search_per_edition: no Material __config script on the page")
+    return rewritten
+
+
+def on_post_page(output: str, page, config: MkDocsConfig) -> str:
+    locale = _edition(config)
+    return output if locale is None else _point_base_at_edition(output, locale)
+
+
+_default_404: str | None = None
+
+
+def on_post_template(output_content: str, template_name: str, config: MkDocsConfig) -> str:
+    """The 404 page: every edition renders it to the site root, the last one wins.
+
+    The default edition's page is kept for the root (restored in ``on_post_build``); another
+    edition's goes to its own folder, ``<locale>/404.html``, searching its own index.
+    """
+    global _default_404
+    if template_name != "404.html":
+        return output_content
+    locale = _edition(config)
+    if locale is None:
+        _default_404 = output_content
+        return output_content
+    page = _point_base_at_edition(output_content, locale)
+    os.makedirs(os.path.join(config.site_dir, locale), exist_ok=True)
+    with open(os.path.join(config.site_dir, locale, "404.html"), "w", encoding="utf-8") as file:
+        file.write(page)
+    return page
+
+
+@event_priority(-200)  # after the i18n plugin (-100) has written the merged index
+def on_post_build(config: MkDocsConfig) -> None:
+    i18n = _i18n(config)
+    if i18n is None or i18n.building:
+        return  # an edition's inner build: the merged index comes when all are built
+    if _default_404 is not None:
+        with open(os.path.join(config.site_dir, "404.html"), "w", encoding="utf-8") as file:
+            file.write(_default_404)
+    root_index = os.path.join(config.site_dir, "search", "search_index.json")
+    if not os.path.exists(root_index):
+        return
+    with open(root_index, encoding="utf-8") as file:
+        merged = json.load(file)
+
+    locales = [locale for locale in i18n.build_languages if locale != i18n.default_language]
+    editions: dict[str, list[dict]] = {locale: [] for locale in [i18n.default_language, *locales]}
+    for entry in merged["docs"]:
+        for locale in locales:
+            if entry["location"].startswith(f"{locale}/"):
+                editions[locale].append(dict(entry, location=entry["location"][len(locale) + 1 :]))
+                break
+        else:
+            editions[i18n.default_language].append(entry)
+
+    for locale, docs in editions.items():
+        folder = config.site_dir if locale == i18n.default_language else os.path.join(config.site_dir, locale)
+        index = {"config": dict(merged["config"], lang=[locale]), "docs": docs}
+        os.makedirs(os.path.join(folder, "search"), exist_ok=True)
+        with open(os.path.join(folder, "search", "search_index.json"), "w", encoding="utf-8") as file:
+            json.dump(index, file, ensure_ascii=False, separators=(",", ":"))
