@@ -203,9 +203,13 @@ class ConsoleParser:
     @staticmethod
     def evaluate(example: Example) -> str | None:
         # One bash session per fence, so `cd`, variables and `echo $?` carry over between
-        # commands; a marker line separates each command's output.
+        # commands; a marker line separates each command's output. The marker's printf must
+        # not clobber $?, or a shown `echo $?` would always print 0: save it and restore it.
         marker = "__harnessbook_step__"
-        script = "\n".join(f"printf '%s\\n' {shlex.quote(marker)}\n{command}" for command, _ in example.parsed)
+        script = "\n".join(
+            f"__status=$?; printf '%s\\n' {shlex.quote(marker)}; (exit $__status)\n{command}"
+            for command, _ in example.parsed
+        )
         completed = subprocess.run(
             ["bash", "-c", script],
             cwd=EXAMPLES,
