@@ -402,8 +402,17 @@ def _shown(value: object) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError, RecursionError):
-        text = repr(value)
+        text = _repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _repr(value: object) -> str:
+    # repr() itself fails on integers with more digits than Python converts (ValueError)
+    # and on values nested deeper than the recursion limit (RecursionError).
+    try:
+        return repr(value)
+    except (ValueError, RecursionError):
+        return f"<{_type_name(value)} too large to show>"
 
 
 def _got(value: object) -> str:
@@ -437,7 +446,7 @@ def _check_unknown_keys(obj: dict, allowed: tuple[str, ...], path: str, problems
             hint = f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(allowed)})"
             problems.append(f"{_child(path, key)}: unknown key{hint}")
         else:
-            problems.append(f"{path}: key {key!r} is not a string; JSON object keys are strings")
+            problems.append(f"{path}: key {_repr(key)} is not a string; JSON object keys are strings")
 
 
 def _check_non_blank_string(obj: dict, key: str, path: str, problems: list[str]) -> None:

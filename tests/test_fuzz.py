@@ -1,0 +1,234 @@
+"""Fuzzing: no exception other than InvalidRequestError escapes, whatever JSON value arrives.
+
+Two sources of input: arbitrary JSON values (hypothesis' recursive strategy), and near-valid
+requests, a valid request with one spot replaced, removed or added. Whenever the builder
+accepts such an input, the result must also be well formed.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harnessbook import InvalidRequestError, build_context_packet, load_schema
+from harnessbook.context_packet import FRESHNESSES, KINDS, RELEVANCES
+
+CI = settings(
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+REQUEST_VALIDATOR = jsonschema.Draft202012Validator(
+    load_schema("request"), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+)
+RESULT_VALIDATOR = jsonschema.Draft202012Validator(load_schema("result"))
+
+# Strings that mean something to the builder, so random values sometimes hit real branches.
+MEANINGFUL = st.sampled_from(
+    [*KINDS, *RELEVANCES, *FRESHNESSES, "id", "kind", "source", "capturedAt", "sizeUnits", "content",
+     "reference", "conflictsWith", "taskAnchor", "budgetUnits", "candidates", "goal", "stopCondition",
+     "verificationTarget", "2026-07-15", "2026-07-15T09:30:00Z", "2026-02-30", "", " ", "a", "b"]
+)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=10)
+    | MEANINGFUL
+)
+json_values = st.recursive(
+    scalars,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6) | MEANINGFUL, children, max_size=5),
+    max_leaves=25,
+)
+
+
+def build_or_invalid(value: Any) -> dict | None:
+    """Run the builder; return the result, or None if it raised InvalidRequestError.
+
+    Any other exception propagates and fails the test."""
+    try:
+        result = build_context_packet(value)
+    except InvalidRequestError as error:
+        assert error.problems, "an InvalidRequestError must carry at least one problem"
+        for problem in error.problems:
+            assert isinstance(problem, str) and problem.startswith("$"), problem
+        str(error)  # must not raise either
+        return None
+    RESULT_VALIDATOR.validate(result)
+    return result
+
+
+@CI
+@given(json_values)
+def test_any_json_value(value):
+    build_or_invalid(value)
+
+
+@CI
+@given(st.dictionaries(st.sampled_from(["taskAnchor", "budgetUnits", "candidates", "extra"]), json_values))
+def test_any_json_object_with_the_top_level_keys(value):
+    build_or_invalid(value)
+
+
+def seed_request() -> dict:
+    return {
+        "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
+        "budgetUnits": 6,
+        "candidates": [
+            {"id": "d", "kind": "direct-evidence", "source": "s", "capturedAt": "2026-07-15",
+             "relevance": "current", "freshness": "fresh", "sizeUnits": 3, "content": "c"},
+            {"id": "h", "kind": "history-summary", "source": "s", "capturedAt": "2026-07-15T09:30:00Z",
+             "relevance": "background", "freshness": "fresh", "sizeUnits": 1, "content": "c",
+             "reference": "r", "conflictsWith": ["d"]},
+            {"id": "e", "kind": "direct-evidence", "source": "s", "capturedAt": "2026-07-15",
+             "relevance": "current", "freshness": "expired", "sizeUnits": 2, "content": "c"},
+            {"id": "r", "kind": "reference", "source": "s", "capturedAt": "2026-07-15",
+             "relevance": "background", "freshness": "fresh", "sizeUnits": 9, "content": "", "reference": "ref://r"},
+        ],
+    }
+
+
+def spots(value: Any, path: tuple = ()) -> list[tuple]:
+    """Every path inside ``value`` (dict keys and list indexes), the root included."""
+    found = [path]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += spots(child, path + (key,))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += spots(child, path + (index,))
+    return found
+
+
+@st.composite
+def near_valid_requests(draw) -> Any:
+    request = seed_request()
+    for _ in range(draw(st.integers(1, 3))):
+        places = spots(request)
+        path = draw(st.sampled_from(places))
+        action = draw(st.sampled_from(["replace", "replace", "delete", "insert", "duplicate"]))
+        if not path:
+            if action == "replace":
+                return draw(json_values)
+            continue
+        parent = request
+        for step in path[:-1]:
+            parent = parent[step]
+        key = path[-1]
+        if action == "replace":
+            parent[key] = draw(json_values | MEANINGFUL)
+        elif action == "delete":
+            del parent[key]
+        elif action == "insert":
+            if isinstance(parent, dict):
+                parent[draw(MEANINGFUL | st.text(max_size=4))] = draw(json_values)
+            else:
+                parent.insert(key, draw(json_values))
+        else:  # duplicate: the same value again (e.g. a repeated candidate or id)
+            if isinstance(parent, list):
+                parent.append(copy.deepcopy(parent[key]))
+            else:
+                parent[key] = copy.deepcopy(parent[key])
+    return request
+
+
+@CI
+@given(near_valid_requests())
+def test_near_valid_requests(request):
+    result = build_or_invalid(request)
+    if result is not None:
+        # Whatever the builder accepts, the request schema accepts too.
+        REQUEST_VALIDATOR.validate(request)
+
+
+# ---------------------------------------------------------------------------
+# Values hypothesis is unlikely to reach: huge integers, deep nesting, odd strings
+# ---------------------------------------------------------------------------
+
+HUGE = 10**5000  # more digits than int -> str conversion allows by default (sys.int_info)
+
+
+def nested(depth: int, leaf: Any = None, kind: str = "list") -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = [value] if kind == "list" else {"k": value}
+    return value
+
+
+def with_value(path: tuple, value: Any) -> dict:
+    request = seed_request()
+    target = request
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    return request
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param(-HUGE, id="huge-negative-request"),
+        pytest.param(HUGE, id="huge-request"),
+        pytest.param(with_value(("budgetUnits",), -HUGE), id="huge-negative-budget"),
+        pytest.param(with_value(("budgetUnits",), [HUGE]), id="huge-in-budget-list"),
+        pytest.param(with_value(("candidates", 0, "sizeUnits"), -HUGE), id="huge-negative-size"),
+        pytest.param(with_value(("candidates", 0, "content"), HUGE), id="huge-content"),
+        pytest.param(with_value(("candidates", 0, "kind"), HUGE), id="huge-kind"),
+        pytest.param(with_value(("candidates", 1, "conflictsWith"), [HUGE]), id="huge-conflict"),
+        pytest.param(with_value(("candidates", 0), HUGE), id="huge-candidate"),
+        pytest.param({HUGE: 1, "budgetUnits": 1}, id="huge-key"),
+        pytest.param(with_value(("taskAnchor",), {HUGE: "x", "goal": "g"}), id="huge-anchor-key"),
+    ],
+)
+def test_huge_integers(value):
+    build_or_invalid(value)
+
+
+@pytest.mark.parametrize("kind", ["list", "dict"])
+@pytest.mark.parametrize("depth", [sys.getrecursionlimit() // 2, sys.getrecursionlimit() * 3])
+def test_deep_nesting(depth, kind):
+    deep = nested(depth, kind=kind)
+    build_or_invalid(deep)
+    build_or_invalid(with_value(("candidates", 0, "content"), deep))
+    build_or_invalid(with_value(("budgetUnits",), deep))
+    build_or_invalid(with_value(("candidates", 1, "conflictsWith"), deep))
+    build_or_invalid(with_value(("candidates", 0), deep))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["\ud800", "\udfff", "a\x00b", "\u200b", "\ufeff", "\U0001f600", "\x1c", "x" * 100_000],
+)
+@pytest.mark.parametrize("path", [("candidates", 0, "id"), ("candidates", 0, "kind"),
+                                  ("candidates", 0, "capturedAt"), ("taskAnchor", "goal"), ("candidates", 0, "source")])
+def test_odd_strings(path, text):
+    request = with_value(path, text)
+    if path[-1] == "id":
+        request["candidates"][1]["conflictsWith"] = [text]
+    build_or_invalid(request)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), -0.0, 1e308])
+@pytest.mark.parametrize("path", [("budgetUnits",), ("candidates", 0, "sizeUnits"), ("candidates", 0, "content")])
+def test_odd_numbers(path, value):
+    assert build_or_invalid(with_value(path, value)) is None
+
+
+def test_a_huge_request_with_many_problems_stays_an_invalid_request_error():
+    request = seed_request()
+    request["candidates"] = [{"id": str(n % 7), "sizeUnit": -n, "kind": n} for n in range(3000)]
+    with pytest.raises(InvalidRequestError) as caught:
+        build_context_packet(request)
+    assert len(caught.value.problems) > 3000
