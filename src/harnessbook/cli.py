@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import Any, Sequence, TextIO
 
@@ -31,8 +32,15 @@ EXIT_CODES: dict[str, int] = {
 """The exit code of each outcome."""
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _dump(value: Any, out: TextIO) -> None:
-    out.write(json.dumps(value, ensure_ascii=False, indent=2))
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    # JSON input may escape a lone surrogate ("\\ud800"); UTF-8 cannot encode it, so it is
+    # printed escaped again, which keeps the output valid JSON with the same value.
+    text = _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    out.write(text)
     out.write("\n")
 
 
@@ -64,6 +72,9 @@ def _build(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Text
         return EXIT_CODES["unreadable_input"]
     except RecursionError:
         stderr.write(f"harnessbook: {where} is nested too deeply to read\n")
+        return EXIT_CODES["unreadable_input"]
+    except ValueError as error:  # e.g. an integer with more digits than Python converts
+        stderr.write(f"harnessbook: {where} cannot be read as JSON: {error}\n")
         return EXIT_CODES["unreadable_input"]
     return _emit(request, stdout, stderr)
 

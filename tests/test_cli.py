@@ -1,0 +1,353 @@
+"""The ``harnessbook`` command line: demo, build FILE|-, schema, and its exit codes.
+
+Most tests call ``harnessbook.cli.main`` in process with explicit streams; a few run the
+real console script and ``python -m harnessbook`` in a subprocess.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harnessbook import build_context_packet, demo_request, load_schema
+from harnessbook.cli import EXIT_CODES, main
+
+DEMO_OUTPUT = """\
+{
+  "state": "ready",
+  "phase": "assembled",
+  "packet": {
+    "taskAnchor": {
+      "goal": "定位单一测试失败",
+      "stopCondition": "缺少可追溯的直接证据时停止",
+      "verificationTarget": "注入的测试名称"
+    },
+    "selected": [
+      {
+        "id": "failure-output",
+        "kind": "direct-evidence",
+        "source": "injected:test-output",
+        "capturedAt": "2026-07-15",
+        "relevance": "current",
+        "freshness": "fresh",
+        "sizeUnits": 3,
+        "content": "断言失败摘要"
+      }
+    ],
+    "pointers": [
+      {
+        "id": "large-ci-log",
+        "kind": "direct-evidence",
+        "source": "injected:ci-log",
+        "capturedAt": "2026-07-15",
+        "relevance": "background",
+        "freshness": "fresh",
+        "sizeUnits": 40,
+        "reference": "artifact://ci/large-ci-log.txt",
+        "loadCondition": {
+          "requiresUnits": 40,
+          "availableUnits": 5
+        }
+      }
+    ],
+    "usedBudgetUnits": 3,
+    "budgetUnits": 8
+  },
+  "excluded": [],
+  "unknowns": [],
+  "refresh": [],
+  "evidence": [
+    {
+      "id": "failure-output",
+      "kind": "direct-evidence",
+      "decision": "selected",
+      "rule": "budget_fit",
+      "sizeUnits": 3,
+      "remainingBefore": 8,
+      "remainingAfter": 5
+    },
+    {
+      "id": "large-ci-log",
+      "kind": "direct-evidence",
+      "decision": "pointer",
+      "rule": "pointer",
+      "sizeUnits": 40,
+      "remainingBefore": 5,
+      "remainingAfter": 5
+    }
+  ]
+}
+"""
+
+
+def run(argv: list[str], stdin: bytes | None = None) -> tuple[int, str, str]:
+    """Run the CLI in process; stdin is given as bytes, like a real pipe."""
+    out, err = io.StringIO(), io.StringIO()
+    inp = io.TextIOWrapper(io.BytesIO(stdin or b""), encoding="utf-8")
+    code = main(argv, stdin=inp, stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def pretty(value) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+
+
+def refresh_request() -> dict:
+    request = demo_request()
+    request["candidates"][0]["freshness"] = "expired"
+    return request
+
+
+def blocked_request() -> dict:
+    request = demo_request()
+    request["candidates"][1]["capturedAt"] = None
+    return request
+
+
+def invalid_request() -> dict:
+    request = demo_request()
+    request["budgetUnits"] = 0
+    request["candidates"][0]["kind"] = "evidence"
+    request["candidates"][1]["sizeUnit"] = 1
+    return request
+
+
+# ---------------------------------------------------------------------------
+# demo and schema
+# ---------------------------------------------------------------------------
+
+
+def test_demo_prints_exactly_the_demo_packet():
+    assert run(["demo"]) == (0, DEMO_OUTPUT, "")
+    assert json.loads(DEMO_OUTPUT) == build_context_packet(demo_request())
+
+
+@pytest.mark.parametrize("name", ["request", "result"])
+def test_schema_prints_the_packaged_schema(name):
+    code, out, err = run(["schema", name])
+    assert (code, err) == (0, "")
+    assert out == pretty(load_schema(name))
+    assert json.loads(out)["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def test_unknown_schema_name_is_a_usage_error(capsys):
+    code, out, _ = run(["schema", "packet"])
+    assert code == 2
+    assert out == ""
+    assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [[], ["bogus"], ["build"], ["build", "a", "b"], ["demo", "extra"]])
+def test_bad_command_lines_exit_2(argv, capsys):
+    assert run(argv)[0] == 2
+    assert "usage: harnessbook" in capsys.readouterr().err
+
+
+def test_help_exits_0(capsys):
+    assert run(["--help"])[0] == 0
+    assert "exit codes" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------
+# build FILE and build -
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("request_factory", "code", "state"),
+    [
+        (demo_request, 0, "ready"),
+        (refresh_request, 3, "refresh_required"),
+        (blocked_request, 4, "blocked"),
+    ],
+)
+def test_build_file_prints_the_result_and_exits_by_state(tmp_path, request_factory, code, state):
+    request = request_factory()
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
+    result = build_context_packet(request)
+    assert result["state"] == state
+    assert run(["build", str(path)]) == (code, pretty(result), "")
+    assert EXIT_CODES[state] == code
+
+
+def test_build_from_stdin(tmp_path):
+    data = json.dumps(refresh_request(), ensure_ascii=False).encode("utf-8")
+    assert run(["build", "-"], stdin=data) == (3, pretty(build_context_packet(refresh_request())), "")
+
+
+def test_build_output_is_utf8_not_escaped(tmp_path):
+    path = tmp_path / "demo.json"
+    path.write_text(json.dumps(demo_request(), ensure_ascii=True), encoding="utf-8")  # escaped input
+    code, out, _ = run(["build", str(path)])
+    assert code == 0
+    assert "定位单一测试失败" in out
+    assert "\\u" not in out
+    assert out == DEMO_OUTPUT
+
+
+def test_build_accepts_a_byte_order_mark(tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(demo_request()).encode("utf-8"))
+    assert run(["build", str(path)]) == (0, DEMO_OUTPUT, "")
+
+
+def test_invalid_request_exits_2_with_one_problem_a_line(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(invalid_request()), encoding="utf-8")
+    code, out, err = run(["build", str(path)])
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        "$.budgetUnits: must be an integer greater than 0, got 0 (integer)",
+        "$.candidates[0].kind: must be one of constraint, direct-evidence, history-summary, reference; "
+        'got "evidence" (string)',
+        "$.candidates[1].sizeUnit: unknown key; did you mean 'sizeUnits'?",
+    ]
+    assert err.endswith("\n")
+
+
+@pytest.mark.parametrize("text", ["[]", "null", "3", '"request"', "{}"])
+def test_valid_json_that_is_not_a_request_exits_2(text):
+    code, out, err = run(["build", "-"], stdin=text.encode())
+    assert (code, out) == (2, "")
+    assert err.startswith("$")
+
+
+# ---------------------------------------------------------------------------
+# Unreadable input: exit 1
+# ---------------------------------------------------------------------------
+
+
+def test_missing_file_exits_1(tmp_path):
+    code, out, err = run(["build", str(tmp_path / "nope.json")])
+    assert (code, out) == (1, "")
+    assert err.startswith("harnessbook: cannot read")
+    assert "nope.json" in err
+
+
+def test_directory_exits_1(tmp_path):
+    code, out, err = run(["build", str(tmp_path)])
+    assert (code, out) == (1, "")
+    assert "cannot read" in err
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(b"", id="empty"),
+        pytest.param(b"{", id="truncated"),
+        pytest.param(b"{'a': 1}", id="single-quotes"),
+        pytest.param(b'{"a": 1,}', id="trailing-comma"),
+        pytest.param(b"{} {}", id="two-values"),
+        pytest.param(b"undefined", id="not-json"),
+    ],
+)
+def test_bad_json_exits_1(tmp_path, data):
+    path = tmp_path / "bad.json"
+    path.write_bytes(data)
+    for argv, stdin in ((["build", str(path)], None), (["build", "-"], data)):
+        code, out, err = run(argv, stdin)
+        assert (code, out) == (1, "")
+        assert "is not JSON" in err
+        assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(b'{"goal": "\xff"}', id="invalid-byte"),
+        pytest.param('{"goal": "定位"}'.encode("gbk"), id="gbk"),
+        pytest.param('{"goal": "x"}'.encode("utf-16"), id="utf-16"),
+    ],
+)
+def test_non_utf8_input_exits_1(tmp_path, data):
+    path = tmp_path / "latin.json"
+    path.write_bytes(data)
+    for argv, stdin in ((["build", str(path)], None), (["build", "-"], data)):
+        code, out, err = run(argv, stdin)
+        assert (code, out) == (1, "")
+        assert "is not UTF-8" in err
+
+
+def test_deeply_nested_json_exits_1_or_2_without_a_traceback(tmp_path):
+    for depth in (500, 100_000):
+        data = b"[" * depth + b"]" * depth
+        code, out, err = run(["build", "-"], stdin=data)
+        assert code in (1, 2)
+        assert out == ""
+        assert "Traceback" not in err
+
+
+def test_integer_too_long_to_read_exits_1():
+    # Python refuses to convert integers with more than 4300 digits (a ValueError that is
+    # not a JSONDecodeError); the CLI must still report unreadable input, not crash.
+    data = b'{"budgetUnits": ' + b"1" * 5000 + b"}"
+    code, out, err = run(["build", "-"], stdin=data)
+    assert (code, out) == (1, "")
+    assert err.startswith("harnessbook: standard input")
+
+
+# ---------------------------------------------------------------------------
+# The real console script and python -m harnessbook
+# ---------------------------------------------------------------------------
+
+SCRIPT = Path(sys.executable).with_name("harnessbook")
+
+
+def subprocess_env() -> dict[str, str]:
+    # An ASCII-only locale: the CLI must still print UTF-8, not escapes and not an error.
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("LC_", "PYTHON"))}
+    env.update(LANG="C", LC_ALL="C", PYTHONIOENCODING="ascii")
+    return env
+
+
+def test_console_script_demo():
+    assert SCRIPT.exists(), f"console script not installed at {SCRIPT}"
+    completed = subprocess.run([str(SCRIPT), "demo"], capture_output=True, env=subprocess_env(), timeout=60)
+    assert completed.returncode == 0, completed.stderr.decode(errors="replace")
+    assert completed.stdout.decode("utf-8") == DEMO_OUTPUT
+    assert completed.stderr == b""
+
+
+def test_python_dash_m_build_stdin_and_exit_codes(tmp_path):
+    def python_m(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "harnessbook", *args],
+            input=stdin, capture_output=True, env=subprocess_env(), timeout=60,
+        )
+
+    blocked = python_m("build", "-", stdin=json.dumps(blocked_request(), ensure_ascii=False).encode("utf-8"))
+    assert blocked.returncode == 4
+    assert blocked.stdout.decode("utf-8") == pretty(build_context_packet(blocked_request()))
+
+    invalid = python_m("build", "-", stdin=json.dumps(invalid_request()).encode())
+    assert invalid.returncode == 2
+    assert invalid.stdout == b""
+    assert len(invalid.stderr.decode().splitlines()) == 3
+
+    unreadable = python_m("build", "-", stdin=b"\xff\xfe{")
+    assert unreadable.returncode == 1
+    assert b"Traceback" not in unreadable.stderr
+
+    too_long = python_m("build", "-", stdin=b"1" * 5000)
+    assert too_long.returncode == 1
+    assert b"Traceback" not in too_long.stderr
+
+    # JSON may escape a lone surrogate; the result still prints, as valid JSON, not a crash.
+    request = demo_request()
+    request["candidates"][0]["content"] = "\ud800"
+    lone = python_m("build", "-", stdin=json.dumps(request).encode("ascii"))
+    assert lone.returncode == 0, lone.stderr.decode(errors="replace")
+    assert json.loads(lone.stdout.decode("utf-8")) == build_context_packet(request)
+    assert "断言失败摘要" not in lone.stdout.decode("utf-8")  # that content was replaced
+    assert "定位单一测试失败" in lone.stdout.decode("utf-8")  # other text stays unescaped
+
+    schema = python_m("schema", "result")
+    assert schema.returncode == 0
+    assert json.loads(schema.stdout) == load_schema("result")
