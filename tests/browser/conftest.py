@@ -2,9 +2,11 @@
 
 Fixtures for every test under ``tests/browser`` (all of them are marked ``browser``):
 
+``site_root``    the built site's folder (the session's strict build, ``built_site``).
 ``site_server``  the local HTTP server (session): ``.url``, ``.root``, ``.hits`` (paths served).
 ``site_url``     its base URL, ending in ``/`` (``http://127.0.0.1:PORT/``).
 ``browser``      a Playwright ``Browser`` running ``/usr/bin/chromium`` headless (session).
+``page_logger``  ``log = page_logger(page)`` for a page opened in a context of your own.
 ``new_page``     factory: ``page, log = new_page(**context_options)`` opens a page in a fresh
                  browser context (closed after the test) and a :class:`PageLog` that records every
                  request, console error, page error and failed request of that page.
@@ -16,7 +18,9 @@ CI (the ``CI`` environment variable is set), where they fail: CI never skips the
 from __future__ import annotations
 
 import functools
+import gzip
 import http.server
+import io
 import os
 import shutil
 import threading
@@ -92,13 +96,51 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         "": "application/octet-stream",
     }
 
+    # Text is sent gzip-compressed when the browser accepts it, as any real static host does
+    # (Lighthouse measures transfer sizes). Binary files (.wasm, .zip, images) go as they are.
+    COMPRESSIBLE = ("text/", "application/json", "application/xml", "image/svg+xml")
+    _gzip_cache: dict[tuple[str, float], bytes] = {}
+    _gzip_lock = threading.Lock()
+
     def __init__(self, *args, hits: list[str], **kwargs) -> None:
         self._hits = hits
         super().__init__(*args, **kwargs)
 
     def send_head(self):  # noqa: D102 - record every path asked for, then serve it
         self._hits.append(self.path)
+        if "gzip" in self.headers.get("Accept-Encoding", ""):
+            compressed = self._send_gzip_head()
+            if compressed is not None:
+                return compressed
         return super().send_head()
+
+    def _send_gzip_head(self):
+        """Headers for a compressed copy of a text file, or None to serve it the usual way."""
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            if not urlsplit(self.path).path.endswith("/"):
+                return None  # the parent class sends the redirect to "dir/"
+            path = os.path.join(path, "index.html")
+        if not os.path.isfile(path):
+            return None
+        ctype = self.guess_type(path)
+        if not ctype.startswith(self.COMPRESSIBLE):
+            return None
+        key = (path, os.path.getmtime(path))
+        with self._gzip_lock:
+            body = self._gzip_cache.get(key)
+            if body is None:
+                with open(path, "rb") as f:
+                    body = gzip.compress(f.read(), compresslevel=6, mtime=0)
+                self._gzip_cache[key] = body
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Last-Modified", self.date_time_string(int(key[1])))
+        self.end_headers()
+        return io.BytesIO(body)
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - keep pytest output clean
         pass
@@ -135,8 +177,21 @@ def serve(root: Path) -> SiteServer:
 
 
 @pytest.fixture(scope="session")
-def site_server(built_site) -> Iterator[SiteServer]:
-    server = serve(Path(built_site.path))
+def site_root(request: pytest.FixtureRequest) -> Path:
+    """The built site's folder: the session's strict build (``built_site``).
+
+    For local development only, ``HARNESSBOOK_PREBUILT_SITE=/path`` tests a site built
+    beforehand instead; under CI that variable is ignored and the strict build is always used.
+    """
+    prebuilt = os.environ.get("HARNESSBOOK_PREBUILT_SITE")
+    if prebuilt and not os.environ.get("CI"):
+        return Path(prebuilt).resolve()
+    return Path(request.getfixturevalue("built_site").path)
+
+
+@pytest.fixture(scope="session")
+def site_server(site_root: Path) -> Iterator[SiteServer]:
+    server = serve(site_root)
     yield server
     server.close()
 
@@ -230,6 +285,12 @@ def attach_log(page, site_url: str) -> PageLog:
     page.on("requestfailed", lambda request: log.failed.append(f"{request.url} ({request.failure})"))
     page.on("response", on_response)
     return log
+
+
+@pytest.fixture(scope="session")
+def page_logger(site_url: str) -> Callable[[object], PageLog]:
+    """``log = page_logger(page)``: attach a :class:`PageLog` to a page you opened yourself."""
+    return lambda page: attach_log(page, site_url)
 
 
 @pytest.fixture

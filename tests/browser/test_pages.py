@@ -1,0 +1,238 @@
+"""Every page of every edition, opened in Chromium: clean load, links and anchors, axe-core.
+
+The pages are enumerated from the built site itself (every HTML file but 404.html and the
+assets), so pages that writers add are covered without touching this file. Each page is
+opened once, in one browser context; the visit records what the tests below check.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+# Everything in the page that is a link a reader (or a crawler) can follow.
+COLLECT_JS = """() => {
+  const links = [];
+  const add = (el, kind) => {
+    const raw = el.getAttribute('href');
+    if (raw !== null) links.push({kind, raw, url: el.href, text: (el.textContent || '').trim().slice(0, 60)});
+  };
+  document.querySelectorAll('a[href]').forEach(a => {
+    let kind = 'content';
+    if (a.closest('.md-select')) kind = 'language switcher';
+    else if (a.closest('.md-footer__inner')) kind = 'previous/next';
+    else if (a.closest('[data-md-component="toc"]')) kind = 'table of contents';
+    else if (a.closest('.md-nav--primary')) kind = 'navigation';
+    else if (a.closest('.md-header')) kind = 'header';
+    add(a, kind);
+  });
+  document.querySelectorAll('link[rel="prev"], link[rel="next"]').forEach(l => add(l, 'head ' + l.rel));
+  const ids = [...document.querySelectorAll('[id]')].map(e => e.id);
+  const names = [...document.querySelectorAll('a[name]')].map(e => e.getAttribute('name'));
+  return {links, ids: ids.concat(names), lang: document.documentElement.lang, title: document.title};
+}"""
+
+AXE_JS = """async () => {
+  const result = await axe.run(document, {resultTypes: ['violations']});
+  return result.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => n.target.join(' ') + ' :: ' + (n.failureSummary || '').replace(/\\s+/g, ' ').slice(0, 300)),
+  }));
+}"""
+
+
+@dataclass
+class Visit:
+    url: str
+    status: int | None = None
+    problems: list[str] = field(default_factory=list)
+    links: list[dict] = field(default_factory=list)
+    ids: set[str] = field(default_factory=set)
+    lang: str = ""
+    title: str = ""
+    violations: list[dict] = field(default_factory=list)
+
+
+def html_pages(root: Path) -> list[str]:
+    """Site-relative URLs of every page: each HTML file except 404.html and the theme's assets."""
+    pages = []
+    for path in sorted(root.rglob("*.html")):
+        rel = path.relative_to(root).as_posix()
+        if rel == "404.html" or rel.startswith("assets/"):
+            continue
+        pages.append(rel[: -len("index.html")] if rel.endswith("index.html") else rel)
+    return pages
+
+
+def target_file(root: Path, site_url: str, url: str) -> Path | None:
+    """The file a local URL is served from, or None if the server would answer 404."""
+    path = unquote(urlsplit(url).path)
+    base = urlsplit(site_url).path
+    rel = path[len(base):] if path.startswith(base) else path.lstrip("/")
+    candidate = root / rel
+    if rel == "" or rel.endswith("/"):
+        candidate = candidate / "index.html"
+    elif candidate.is_dir():
+        candidate = candidate / "index.html"  # the server redirects dir -> dir/
+    return candidate if candidate.is_file() else None
+
+
+def edition_of(rel: str) -> str:
+    return "en" if rel == "en/" or rel.startswith("en/") else "zh"
+
+
+@pytest.fixture(scope="module")
+def pages(site_root: Path) -> list[str]:
+    found = html_pages(site_root)
+    assert "" in found and "en/" in found, f"no home page in each edition among {found[:10]}"
+    return found
+
+
+@pytest.fixture(scope="module")
+def visits(browser, site_url: str, pages: list[str], axe_source: str, page_logger) -> dict[str, Visit]:
+    """Open every page once (one context, one tab): status, log, links, ids, axe violations."""
+    context = browser.new_context()
+    page = context.new_page()
+    log = page_logger(page)
+    out: dict[str, Visit] = {}
+    try:
+        for rel in pages:
+            url = urljoin(site_url, rel)
+            visit = Visit(url)
+            log.clear()
+            response = page.goto(url, wait_until="load")
+            page.wait_for_load_state("networkidle")
+            visit.status = response.status if response else None
+            collected = page.evaluate(COLLECT_JS)
+            visit.links = collected["links"]
+            visit.ids = set(collected["ids"])
+            visit.lang = collected["lang"]
+            visit.title = collected["title"]
+            page.add_script_tag(content=axe_source)
+            visit.violations = page.evaluate(AXE_JS)
+            visit.problems = log.problems()
+            out[rel] = visit
+    finally:
+        context.close()
+    print(f"\nvisited {len(out)} pages ({sum(edition_of(r) == 'zh' for r in out)} zh, "
+          f"{sum(edition_of(r) == 'en' for r in out)} en)")
+    return out
+
+
+def test_both_editions_have_the_same_pages(pages: list[str]) -> None:
+    zh = {rel for rel in pages if edition_of(rel) == "zh"}
+    en = {rel[len("en/"):] for rel in pages if edition_of(rel) == "en"}
+    assert sorted(zh - en) == [], "pages only in the Chinese edition"
+    assert sorted(en - zh) == [], "pages only in the English edition"
+
+
+def test_sitemap_lists_every_page_of_both_editions(site_root: Path, pages: list[str]) -> None:
+    tree = ET.parse(site_root / "sitemap.xml")
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    locs = [loc.text for loc in tree.findall("s:url/s:loc", ns)]
+    site = "https://harnessbook.example/"
+    assert all(loc.startswith(site) for loc in locs), locs
+    listed = {loc[len(site):] for loc in locs}
+    assert sorted(listed - set(pages)) == [], "sitemap.xml lists pages that were not built"
+    assert sorted(set(pages) - listed) == [], "pages missing from sitemap.xml"
+    # hreflang alternates: each entry names its page in both editions, with absolute URLs.
+    for url in tree.findall("s:url", ns):
+        alternates = {a.get("hreflang"): a.get("href") for a in url.findall("x:link", ns)}
+        loc = url.find("s:loc", ns).text
+        assert set(alternates) == {"zh", "en"}, (loc, alternates)
+        assert all(href.startswith(site) for href in alternates.values()), (loc, alternates)
+        assert loc in alternates.values(), (loc, alternates)
+
+
+def test_robots_txt_allows_crawling_and_names_the_sitemap(site_root: Path) -> None:
+    text = (site_root / "robots.txt").read_text(encoding="utf-8")
+    assert re.search(r"(?im)^user-agent:\s*\*\s*$", text)
+    assert not re.search(r"(?im)^disallow:\s*/\s*$", text)
+    assert re.search(r"(?im)^sitemap:\s*https://harnessbook\.example/sitemap\.xml\s*$", text)
+
+
+def test_every_page_loads_cleanly(visits: dict[str, Visit]) -> None:
+    """HTTP 200, no console error, no failed request, no request to another host."""
+    bad = {
+        rel or "/": ([f"HTTP {v.status}"] if v.status != 200 else []) + v.problems
+        for rel, v in visits.items()
+        if v.status != 200 or v.problems
+    }
+    assert bad == {}, "\n".join(f"{rel}: {p}" for rel, ps in bad.items() for p in ps)
+
+
+def test_every_page_declares_its_language_and_title(visits: dict[str, Visit]) -> None:
+    wrong = {rel: (v.lang, v.title) for rel, v in visits.items()
+             if v.lang != edition_of(rel) or not v.title.strip()}
+    assert wrong == {}
+
+
+def test_every_in_site_link_and_anchor_resolves(
+    visits: dict[str, Visit], site_root: Path, site_url: str
+) -> None:
+    """Links of every kind (switcher, prev/next, toc, navigation, content) reach a page and an id."""
+    broken: list[str] = []
+    kinds_seen: dict[str, int] = {}
+    origin = urlsplit(site_url)
+    for rel, visit in visits.items():
+        for link in visit.links:
+            parts = urlsplit(link["url"])
+            if parts.scheme not in ("http", "https") or (parts.scheme, parts.netloc) != (
+                origin.scheme, origin.netloc
+            ):
+                continue  # mailto:, javascript:, and links to other sites (not followed)
+            kinds_seen[link["kind"]] = kinds_seen.get(link["kind"], 0) + 1
+            where = f"{rel or '/'}: {link['kind']} link {link['raw']!r} ({link['text']!r})"
+            file = target_file(site_root, site_url, link["url"])
+            if file is None:
+                broken.append(f"{where} -> no such page")
+                continue
+            if not parts.fragment:
+                continue
+            fragment = unquote(parts.fragment)
+            target_rel = file.relative_to(site_root).as_posix()
+            target_rel = target_rel[: -len("index.html")] if target_rel.endswith("index.html") else target_rel
+            target = visits.get(target_rel)
+            if target is None:
+                broken.append(f"{where} -> anchor #{fragment} in a file that is not a page")
+            elif fragment not in target.ids:
+                broken.append(f"{where} -> {target_rel or '/'} has no id {fragment!r}")
+    assert broken == [], f"{len(broken)} broken links:\n" + "\n".join(broken)
+    for kind in ("language switcher", "navigation", "content", "previous/next", "table of contents"):
+        assert kinds_seen.get(kind), f"no {kind} links found at all: {kinds_seen}"
+    print(f"\nin-site links checked, by kind: {kinds_seen}")
+
+
+def test_language_switcher_leads_to_the_same_page_in_the_other_edition(
+    visits: dict[str, Visit], site_url: str
+) -> None:
+    wrong = []
+    for rel, visit in visits.items():
+        here = edition_of(rel)
+        counterpart = rel[len("en/"):] if here == "en" else "en/" + rel
+        switcher = {
+            urlsplit(link["url"]).path: link
+            for link in visit.links
+            if link["kind"] == "language switcher"
+        }
+        expected = {urlsplit(urljoin(site_url, rel)).path, urlsplit(urljoin(site_url, counterpart)).path}
+        if set(switcher) != expected:
+            wrong.append(f"{rel or '/'}: switcher leads to {sorted(switcher)}, expected {sorted(expected)}")
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_axe_core_finds_no_violation(visits: dict[str, Visit]) -> None:
+    """axe-core's default rule set, every impact level, on every page."""
+    lines = []
+    for rel, visit in visits.items():
+        for v in visit.violations:
+            lines.append(f"{rel or '/'}: [{v['impact']}] {v['id']}: {v['help']}")
+            lines.extend(f"    {node}" for node in v["nodes"][:5])
+    assert lines == [], "\n".join(lines)
