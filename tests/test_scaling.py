@@ -1,0 +1,131 @@
+"""Cost grows linearly with the number of candidates: counted work, not timing.
+
+The builder runs on n and 4n candidates full of conflict declarations while
+``sys.setprofile`` counts every Python and C function call. Candidate ids are a ``str``
+subclass whose ``__eq__`` and ``__hash__`` are Python functions, so a hidden quadratic scan
+(``target in some_list`` over ids, which runs in C without a call event) is counted too.
+Linear work gives a ratio near 4; a pairwise lookup would give about 16.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from harnessbook import InvalidRequestError, build_context_packet, validate_request
+
+
+class CountedId(str):
+    """A candidate id whose comparisons and hashing are visible to the profiler."""
+
+    def __eq__(self, other: object) -> bool:
+        return str.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return str.__ne__(self, other)
+
+    def __hash__(self) -> int:
+        return str.__hash__(self)
+
+
+def counted_calls(function: Callable[[], object]) -> int:
+    calls = 0
+
+    def profiler(frame, event, arg):
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    sys.setprofile(profiler)
+    try:
+        function()
+    except InvalidRequestError:
+        pass
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def candidate(cid: str, kind: str, **extra) -> dict:
+    item = {
+        "id": CountedId(cid),
+        "kind": kind,
+        "source": f"injected:{cid}",
+        "capturedAt": "2026-07-15T09:30:00Z",
+        "relevance": "current",
+        "freshness": "fresh",
+        "sizeUnits": 3,
+        "content": "text",
+    }
+    item.update(extra)
+    return item
+
+
+def conflict_heavy(n: int, *, blocked: bool = False, invalid: bool = False) -> dict:
+    """n candidates, a quarter each of the four kinds; every summary declares three conflicts."""
+    quarter = n // 4
+    evidence = [candidate(f"d{i}", "direct-evidence", freshness="expired" if i % 5 == 0 else "fresh")
+                for i in range(quarter)]
+    constraints = [candidate(f"c{i}", "constraint") for i in range(quarter)]
+    summaries = []
+    for i in range(quarter):
+        targets = [CountedId(f"d{(i + k) % quarter}") for k in (0, 1, 2)]
+        if invalid:
+            targets = [CountedId(f"ghost{i}"), CountedId(f"s{i}"), targets[0]]  # unknown, itself, real
+        summaries.append(candidate(f"s{i}", "history-summary", conflictsWith=targets))
+    references = [candidate(f"r{i}", "reference", sizeUnits=50, reference=f"ref://{i}") for i in range(quarter)]
+    candidates = []
+    for group in zip(references, summaries, evidence, constraints):  # interleaved: the sort has work
+        candidates.extend(group)
+    if blocked:
+        for item in candidates[::2]:
+            del item["source"]
+    if invalid:
+        for item in candidates[::3]:
+            item["sizeUnit"] = item.pop("sizeUnits")  # a typo, with a suggestion to compute
+    return {
+        "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
+        "budgetUnits": n,  # roughly a quarter of the small items fit
+        "candidates": candidates,
+    }
+
+
+def ratio(make: Callable[[int], dict], function: Callable[[dict], object], n: int = 200) -> float:
+    small, large = make(n), make(4 * n)
+    return counted_calls(lambda: function(large)) / counted_calls(lambda: function(small))
+
+
+def test_the_counter_can_see_quadratic_work():
+    # Guard against a counter that would report 4 for anything: a pairwise id scan is caught.
+    def pairwise(request: dict) -> int:
+        ids = [c["id"] for c in request["candidates"]]
+        return sum(1 for target in ids if target in ids)
+
+    assert ratio(conflict_heavy, pairwise, n=100) > 12
+
+
+def test_the_workload_exercises_every_rule():
+    result = build_context_packet(conflict_heavy(40))
+    rules = {record["rule"] for record in result["evidence"]}
+    assert rules == {"expiry", "conflict", "budget_fit", "pointer", "over_budget"}
+    assert result["state"] == "refresh_required"
+    assert sum(1 for r in result["refresh"] if r["reason"] == "conflict") > 0
+    assert build_context_packet(conflict_heavy(40, blocked=True))["state"] == "blocked"
+    with pytest.raises(InvalidRequestError) as caught:
+        validate_request(conflict_heavy(40, invalid=True))
+    assert len(caught.value.problems) > 40
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(conflict_heavy, id="assembled"),
+        pytest.param(lambda n: conflict_heavy(n, blocked=True), id="blocked"),
+        pytest.param(lambda n: conflict_heavy(n, invalid=True), id="invalid"),
+    ],
+)
+def test_cost_grows_linearly(make):
+    observed = ratio(make, build_context_packet)
+    assert 3.5 < observed < 4.6, f"4x the candidates cost {observed:.2f}x the calls (linear is 4, quadratic 16)"
