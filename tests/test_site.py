@@ -1,0 +1,521 @@
+"""The built book (``built_site``: one strict build for the session), checked as a reader gets it.
+
+* the strict build passes (the fixture) and prints no WARNING;
+* nothing is loaded from another host: every .html/.css/.js/.mjs/.json/.webmanifest file is
+  scanned for src/href/url()/@import/import/fetch of another host (links in ``<a href>`` are
+  prose and may point anywhere), and Material's Google Fonts are off;
+* search: one index per edition, jieba-segmented Chinese, English words unstemmed, results that
+  never leave the reader's edition;
+* the Material features readers expect;
+* interface labels (header, navigation, search, footer, admonition and API section titles) in
+  the language of the edition.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from functools import cache
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+import pytest
+from mkdocs.utils.yaml import yaml_load
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@cache
+def mkdocs_config() -> dict:
+    with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
+        return yaml_load(file)
+
+
+SITE_HOST = urlparse(mkdocs_config()["site_url"]).hostname
+HAN = re.compile(r"[\u2e80-\u2fdf\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def html_pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def edition_pages(site: Path, edition: str) -> list[Path]:
+    """The pages of one edition: "en" lives under en/, "zh" is everything else."""
+    pages = [p for p in html_pages(site) if not p.relative_to(site).parts[0].startswith("assets")]
+    if edition == "en":
+        return [p for p in pages if p.relative_to(site).parts[0] == "en"]
+    return [p for p in pages if p.relative_to(site).parts[0] != "en"]
+
+
+def page_url(site: Path, page: Path) -> str:
+    """The address a page is served at, on the site's own host."""
+    relative = page.relative_to(site).as_posix()
+    if relative.endswith("index.html"):
+        relative = relative[: -len("index.html")]
+    return f"https://{SITE_HOST}/{relative}"
+
+
+# --- the strict build ---------------------------------------------------------------------------
+
+
+def test_strict_build_has_no_warning(built_site):
+    warnings = [line for line in built_site.log.splitlines() if "WARNING" in line]
+    assert not warnings, "\n".join(warnings)
+
+
+# --- nothing from another host ------------------------------------------------------------------
+
+# Absolute URLs that appear in vendored JavaScript but are never fetched by this site, each with
+# the reason; the reasons that depend on the site are checked by the tests below.
+DORMANT_JS_URLS = {
+    "https://unpkg.com/resize-observer-polyfill": "Material: only in browsers without ResizeObserver",
+    "https://unpkg.com/mermaid@11/dist/mermaid.min.js": "Material: only for mermaid diagrams (none here)",
+    "https://api.github.com/repos/": "Material: repository facts, only with a GitHub repo_url (none)",
+    "https://api.github.com/users/": "Material: repository facts, only with a GitHub repo_url (none)",
+    "https://${e}/api/v4/projects": "Material: GitLab facts, only with a GitLab repo_url (none)",
+    "https://${t}": "Pyodide: a URL-parsing helper, not a fetch",
+    "https://cdn.jsdelivr.net/pyodide/": "Pyodide's default package CDN; the playground sets packageBaseUrl",
+}
+# XML namespaces and similar identifiers: never fetched.
+NAMESPACE_HOSTS = {"www.w3.org"}
+CSS_URL = re.compile(r"""url\(\s*(['"]?)(?P<url>[^'")]+)\1\s*\)|@import\s+(['"])(?P<import>[^'"]+)\3""")
+URL_KEY = re.compile(r"^(src|href|url|icons?|start_url|scope|.*[uU][rR][lL])$")
+LOADING_ATTRIBUTES = {"src", "href", "srcset", "data", "poster", "action", "formaction", "xlink:href", "background"}
+
+
+def is_external(url: str) -> bool:
+    url = url.strip()
+    if url.startswith("//"):
+        url = "https:" + url
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https"):
+        return False  # relative, data:, mailto:, #anchor...
+    return parsed.hostname != SITE_HOST
+
+
+class AssetScanner(HTMLParser):
+    """Collects what an HTML document would load: every URL attribute except <a href>."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self._in: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if value is None:
+                continue
+            if name == "style":
+                self.found += css_urls(value)
+            elif name in LOADING_ATTRIBUTES and not (tag == "a" and name == "href"):
+                candidates = [part.strip().split(" ")[0] for part in value.split(",")] if name == "srcset" else [value]
+                self.found += [f"<{tag} {name}={url}>" for url in candidates if is_external(url)]
+            elif tag == "meta" and name == "content" and re.search(r"url=", value, re.I):
+                self.found += [f"<meta refresh {value}>"] if is_external(value.split("=", 1)[1]) else []
+        if tag in ("style", "script"):
+            self._in = tag
+
+    def handle_endtag(self, tag):
+        self._in = None
+
+    def handle_data(self, data):
+        if self._in == "style":
+            self.found += css_urls(data)
+        elif self._in == "script":
+            self.found += js_urls(data)
+
+
+def css_urls(text: str) -> list[str]:
+    found = []
+    for match in CSS_URL.finditer(text):
+        url = match.group("url") or match.group("import")
+        if is_external(url):
+            found.append(f"css {url}")
+    return found
+
+
+JS_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+JS_LINE_COMMENT = re.compile(r"(?:^|(?<=[\s;{}]))//[^\n]*")
+QUOTED_URL = re.compile(r"""(?<=["'`])(?:https?://|//(?=[\w-]+\.[\w.-]+/))[^\s"'`)<>\\]+""")
+
+
+def js_urls(text: str) -> list[str]:
+    """Absolute URLs in the string literals of a script (comments are documentation)."""
+    code = JS_LINE_COMMENT.sub(" ", JS_BLOCK_COMMENT.sub(" ", text))
+    found = []
+    for match in QUOTED_URL.finditer(code):
+        url = match.group(0)
+        host = urlparse(url).hostname or ""
+        if host in NAMESPACE_HOSTS or not is_external(url) and "${" not in url:
+            continue
+        if any(url.startswith(dormant) for dormant in DORMANT_JS_URLS):
+            continue
+        found.append(f"js {url}")
+    return found
+
+
+def json_urls(value, key: str = "") -> list[str]:
+    if isinstance(value, dict):
+        return [url for k, v in value.items() for url in json_urls(v, str(k))]
+    if isinstance(value, list):
+        return [url for v in value for url in json_urls(v, key)]
+    if isinstance(value, str):
+        if URL_KEY.match(key) and is_external(value):
+            return [f"json {key}: {value}"]
+        if "<" in value:  # HTML kept in a search index
+            scanner = AssetScanner()
+            scanner.feed(value)
+            return scanner.found
+    return []
+
+
+def external_references(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    suffix = path.suffix
+    if suffix == ".html":
+        scanner = AssetScanner()
+        scanner.feed(text)
+        return scanner.found
+    if suffix == ".css":
+        return css_urls(text)
+    if suffix in (".js", ".mjs"):
+        return js_urls(text)
+    if suffix in (".json", ".webmanifest"):
+        try:
+            return json_urls(json.loads(text))
+        except ValueError:  # e.g. the deliberately truncated inputs of docs/examples
+            pairs = re.findall(r'"([^"\\]+)"\s*:\s*"([^"\\]*)"', text)
+            return [f"json {key}: {value}" for key, value in pairs if URL_KEY.match(key) and is_external(value)]
+    return []
+
+
+SCANNED = (".html", ".css", ".js", ".mjs", ".json", ".webmanifest")
+
+
+def test_nothing_is_loaded_from_another_host(built_site):
+    files = [p for p in built_site.path.rglob("*") if p.suffix in SCANNED]
+    assert any(p.suffix == ".html" for p in files) and any(p.suffix == ".css" for p in files)
+    problems = [f"{p.relative_to(built_site.path)}: {ref}" for p in files for ref in external_references(p)]
+    assert not problems, "\n".join(problems[:50])
+
+
+def test_google_fonts_are_off(built_site):
+    assert mkdocs_config()["theme"].get("font") is False
+    for path in built_site.path.rglob("*"):
+        if path.suffix in (".html", ".css"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert "fonts.googleapis.com" not in text and "fonts.gstatic.com" not in text, path
+
+
+def test_the_dormant_urls_stay_dormant(built_site):
+    config = mkdocs_config()
+    assert not config.get("repo_url"), "a repo_url makes Material fetch repository facts from its host"
+    pages = html_pages(built_site.path)
+    assert not any('class="mermaid"' in p.read_text(encoding="utf-8") for p in pages), "mermaid loads from unpkg"
+    for worker in built_site.path.rglob("worker.mjs"):
+        assert "packageBaseUrl" in worker.read_text(encoding="utf-8"), f"{worker}: Pyodide would use its CDN"
+
+
+PAGES_THAT_LOAD = {
+    "link": '<link rel="stylesheet" href="https://cdn.example.org/x.css">',
+    "script": '<script src="//cdn.example.org/x.js"></script>',
+    "img": '<img src="https://images.example.org/a.png" alt="">',
+    "srcset": '<img src="a.png" srcset="a.png 1x, https://images.example.org/a2.png 2x" alt="">',
+    "style-attribute": '<div style="background: url(https://images.example.org/a.png)"></div>',
+    "style-element": "<style>@import 'https://fonts.googleapis.com/css?family=Roboto';</style>",
+    "inline-script": '<script>fetch("https://api.example.org/data")</script>',
+    "font-css": '<style>@font-face { src: url("https://fonts.gstatic.com/x.woff2") }</style>',
+}
+
+
+@pytest.mark.parametrize("case", sorted(PAGES_THAT_LOAD))
+def test_the_scan_catches_external_assets(tmp_path: Path, case: str):
+    page = tmp_path / "page.html"
+    page.write_text(f"<html><body>{PAGES_THAT_LOAD[case]}</body></html>", encoding="utf-8")
+    assert external_references(page)
+
+
+def test_the_scan_allows_prose_links_and_the_site_itself(tmp_path: Path):
+    page = tmp_path / "page.html"
+    page.write_text(
+        f'<a href="https://example.org/docs">prose</a><link rel="canonical" href="https://{SITE_HOST}/x/">'
+        '<img src="../assets/a.png" alt=""><svg xmlns="http://www.w3.org/2000/svg"></svg>',
+        encoding="utf-8",
+    )
+    assert external_references(page) == []
+    script = tmp_path / "a.js"
+    script.write_text('import("https://esm.example.org/x.js");', encoding="utf-8")
+    assert external_references(script)
+    manifest = tmp_path / "site.webmanifest"
+    manifest.write_text('{"icons": [{"src": "https://cdn.example.org/i.png"}]}', encoding="utf-8")
+    assert external_references(manifest)
+
+
+# --- search -----------------------------------------------------------------------------------
+
+
+def load_index(site: Path, edition: str) -> dict:
+    path = site / ("" if edition == "zh" else edition) / "search" / "search_index.json"
+    assert path.exists(), f"no search index for the {edition} edition at {path.relative_to(site)}"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def tokens(index: dict, text: str) -> list[str]:
+    """lunr's tokenizer with the index's separator (lowercased); pipeline [] changes nothing."""
+    separator = re.compile(index["config"]["separator"])
+    plain = html.unescape(re.sub(r"<[^>]+>", " ", text))
+    return [t.lower() for t in separator.split(plain) if t and t.strip()]
+
+
+def all_tokens(index: dict) -> set[str]:
+    return {t for doc in index["docs"] for field in ("title", "text") for t in tokens(index, doc.get(field, ""))}
+
+
+def find(index: dict, term: str) -> set[str]:
+    """Locations (pages, without anchors) whose title or text holds the term as a whole token."""
+    wanted = tokens(index, term)
+    found = set()
+    for doc in index["docs"]:
+        words = tokens(index, doc.get("title", "")) + tokens(index, doc.get("text", ""))
+        if all(w in words for w in wanted):
+            found.add(doc["location"].split("#")[0])
+    return found
+
+
+def test_each_edition_has_its_own_index(built_site):
+    zh, en = load_index(built_site.path, "zh"), load_index(built_site.path, "en")
+    assert zh["config"]["lang"] == ["zh"], "the Chinese index is segmented and searched as Chinese"
+    assert en["config"]["lang"] == ["en"]
+    for index in (zh, en):
+        assert index["config"]["pipeline"] == [], "no stemmer, no stop words: identifiers stay whole"
+        assert "\\u200b" in index["config"]["separator"], "jieba's segment boundaries must separate tokens"
+    assert zh["docs"] and en["docs"]
+    assert not [d["location"] for d in zh["docs"] if d["location"].startswith("en/")]
+
+
+@pytest.mark.parametrize("edition", ["zh", "en"])
+def test_search_results_stay_in_the_edition(built_site, edition: str):
+    """Every location in an edition's index is a page of that edition, resolved as Material does."""
+    site = built_site.path
+    index = load_index(site, edition)
+    root = f"https://{SITE_HOST}/" + ("" if edition == "zh" else f"{edition}/")
+    wrong = []
+    for doc in index["docs"]:
+        url = urlparse(urljoin(root, doc["location"]))
+        page = site / url.path.lstrip("/") / "index.html" if url.path.endswith("/") else site / url.path.lstrip("/")
+        if not page.exists():
+            wrong.append(f"{doc['location']}: no page at {url.path}")
+            continue
+        lang = re.search(r'<html lang="([^"]+)"', page.read_text(encoding="utf-8")).group(1)
+        if lang != edition:
+            wrong.append(f"{doc['location']}: {url.path} is a {lang} page")
+    assert not wrong, "\n".join(wrong[:30])
+
+
+@pytest.mark.parametrize("edition", ["zh", "en"])
+def test_every_page_searches_its_own_edition(built_site, edition: str):
+    """Material loads ``<base>/search/search_index.json``; base must be the edition's root."""
+    site = built_site.path
+    expected_root = f"https://{SITE_HOST}/" + ("" if edition == "zh" else f"{edition}/")
+    wrong = []
+    for page in edition_pages(site, edition):
+        text = page.read_text(encoding="utf-8")
+        match = re.search(r'<script id="__config" type="application/json">(.*?)</script>', text, re.S)
+        if match is None:
+            wrong.append(f"{page.relative_to(site)}: no Material __config")
+            continue
+        base = json.loads(match.group(1))["base"]
+        resolved = urljoin(page_url(site, page), base if base.endswith("/") else base + "/")
+        if resolved != expected_root:
+            wrong.append(f"{page.relative_to(site)}: base {base!r} resolves to {resolved}, not {expected_root}")
+    assert not wrong, "\n".join(wrong[:30])
+
+
+def test_jieba_segmented_the_chinese_index(built_site):
+    index = load_index(built_site.path, "zh")
+    words = all_tokens(index)
+    assert "预算" in words, "'预算' (budget) must be a token of its own"
+    han_tokens = [w for w in words if HAN.search(w)]
+    assert han_tokens
+    # Unsegmented text would leave whole clauses as single tokens.
+    long_runs = sorted((w for w in han_tokens if len(re.findall(r"[\u4e00-\u9fff]", w)) > 8), key=len, reverse=True)
+    assert not long_runs, f"Chinese runs left unsegmented: {long_runs[:10]}"
+    # The segmentation is jieba's: re-segmenting a title's text gives the same words.
+    import jieba
+
+    titles = [d["title"] for d in index["docs"] if HAN.search(d["title"]) and "\u200b" in d["title"]]
+    assert titles, "no Chinese title carries jieba's segment marks (U+200B)"
+    for title in titles[:20]:
+        plain = title.replace("\u200b", "")
+        for run in re.findall(r"[\u4e00-\u9fff]+", plain):
+            assert all(word in tokens(index, title) for word in jieba.cut(run)), (title, list(jieba.cut(run)))
+
+
+def test_chinese_terms_find_chinese_pages(built_site):
+    zh = load_index(built_site.path, "zh")
+    for term in ("预算", "出处"):
+        assert find(zh, term), f"searching {term!r} in the Chinese edition finds nothing"
+
+
+def test_english_words_in_chinese_pages_are_found_unstemmed(built_site):
+    zh = load_index(built_site.path, "zh")
+    words = all_tokens(zh)
+    for word in ("evidence", "budget", "units", "harnessbook", "provenance"):
+        assert word in words, f"{word!r} is not a token of the Chinese index"
+    # An English word right after Chinese text or punctuation is a token of its own.
+    mixed = sorted(w for w in words if re.search(r"[a-z]", w) and HAN.search(w))
+    assert not mixed, f"tokens mixing English and Chinese characters: {mixed[:20]}"
+    # budgetUnits is split at the camel case, in the index and in the query alike.
+    assert find(zh, "budgetUnits") and find(zh, "build_context_packet")
+
+
+def test_english_terms_find_english_pages(built_site):
+    en = load_index(built_site.path, "en")
+    for term in ("budget", "provenance", "evidence", "budgetUnits"):
+        assert find(en, term), f"searching {term!r} in the English edition finds nothing"
+
+
+def test_the_editions_do_not_share_pages(built_site):
+    zh, en = load_index(built_site.path, "zh"), load_index(built_site.path, "en")
+    # (A Chinese word may still occur in the English index, inside an example's data.)
+    english_pages_with_chinese_titles = [d["location"] for d in en["docs"] if HAN.search(d["title"])]
+    assert not english_pages_with_chinese_titles, english_pages_with_chinese_titles
+    chinese_pages_with_english_home_title = [d for d in zh["docs"] if d["location"] == "" and not HAN.search(d["title"])]
+    assert not chinese_pages_with_english_home_title
+
+
+# --- Material features ----------------------------------------------------------------------------
+
+
+def material_config(page: Path) -> dict:
+    match = re.search(r'<script id="__config" type="application/json">(.*?)</script>', page.read_text(encoding="utf-8"), re.S)
+    return json.loads(match.group(1))
+
+
+def content_pages(site: Path, edition: str) -> list[Path]:
+    return [p for p in edition_pages(site, edition) if p.name != "404.html"]
+
+
+@pytest.mark.parametrize("edition", ["zh", "en"])
+def test_material_features(built_site, edition: str):
+    site = built_site.path
+    pages = content_pages(site, edition)
+    assert pages
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        name = page.relative_to(site)
+        features = material_config(page)["features"]
+        assert "content.code.copy" in features, f"{name}: no code copy button"
+        assert "navigation.footer" in features, f"{name}: no previous/next footer"
+        assert text.count('class="md-option"') >= 2 and 'data-md-component="palette"' in text, f"{name}: no light/dark toggle"
+        assert 'data-md-component="search"' in text and 'class="md-search__input"' in text, f"{name}: no search box"
+        assert 'data-md-component="toc"' in text or 'class="md-nav md-nav--secondary"' in text, f"{name}: no table of contents"
+        if re.search(r"<h[2-6] id=", text):
+            assert 'class="headerlink"' in text, f"{name}: headings have no permalinks"
+    footers = [("md-footer__link--prev" in p.read_text(encoding="utf-8"), "md-footer__link--next" in p.read_text(encoding="utf-8")) for p in pages]
+    assert sum(1 for prev, _ in footers if not prev) == 1, "exactly one page (the first) has no 'previous' link"
+    assert sum(1 for _, nxt in footers if not nxt) == 1, "exactly one page (the last) has no 'next' link"
+
+
+def test_palette_toggle_has_both_schemes():
+    palette = mkdocs_config()["theme"]["palette"]
+    assert {p["scheme"] for p in palette} == {"default", "slate"}
+    assert all("toggle" in p for p in palette)
+
+
+# --- interface labels per edition ---------------------------------------------------------------
+
+ENGLISH_LABELS = {
+    "Search", "Table of contents", "Previous", "Next", "Back to top", "Skip to content", "Switch to dark mode",
+    "Switch to light mode", "Made with", "Initializing search", "Clear", "Share", "Permanent link",
+    "Copy to clipboard", "Select language", "Navigation", "Header", "Footer", "Home", "Field reference",
+    "Request fields", "Result fields", "Reference", "How-to guides", "Chapter 6: The Minimal Context Packet",
+    "Parameters:", "Returns:", "Raises:", "Attributes:", "Name", "Type", "Description", "Default",
+}
+ADMONITION_DEFAULTS = {
+    "Note", "Abstract", "Summary", "Tldr", "Info", "Todo", "Tip", "Hint", "Important", "Success", "Check",
+    "Done", "Question", "Help", "Faq", "Warning", "Caution", "Attention", "Failure", "Fail", "Missing",
+    "Danger", "Error", "Bug", "Example", "Quote", "Cite", "Seealso",
+}
+LABEL_ATTRIBUTES = re.compile(r'\s(?:title|aria-label|placeholder|alt|content)="([^"]*)"')
+
+
+def chrome(text: str) -> str:
+    """The page without its content: header, navigation, search, table of contents, footer."""
+    text = re.sub(r"<article\b.*?</article>", " ", text, flags=re.S)
+    text = re.sub(r"<(script|style|svg)\b.*?</\1>", " ", text, flags=re.S)
+    # The language switcher names each edition in its own language (中文 / English).
+    text = re.sub(r'<a\b[^>]*hreflang="[^"]*"[^>]*>.*?</a>', " ", text, flags=re.S)
+    text = re.sub(r'<link\b[^>]*hreflang="[^"]*"[^>]*>', " ", text)
+    return text
+
+
+def labels(fragment: str) -> list[str]:
+    texts = [html.unescape(t).strip() for t in re.findall(r">([^<]+)<", fragment)]
+    attributes = [html.unescape(a).strip() for a in LABEL_ATTRIBUTES.findall(fragment)]
+    return [t for t in texts + attributes if t]
+
+
+def content_labels(text: str) -> list[str]:
+    """Interface words inside the content: admonition, details and API section titles, permalinks."""
+    article = " ".join(re.findall(r"<article\b.*?</article>", text, flags=re.S))
+    found = [re.sub(r"<[^>]+>", "", m) for m in re.findall(r'<p class="admonition-title">(.*?)</p>', article, re.S)]
+    found += [re.sub(r"<[^>]+>", "", m) for m in re.findall(r"<summary>(.*?)</summary>", article, re.S)]
+    found += [re.sub(r"<[^>]+>", "", m) for m in re.findall(r'class="doc-section-title">(.*?)</span>', article, re.S)]
+    found += re.findall(r'class="headerlink"[^>]*title="([^"]*)"', article)
+    found += re.findall(r'title="([^"]*)"[^>]*class="headerlink"', article)
+    return [html.unescape(f).strip() for f in found if f.strip()]
+
+
+def test_english_chrome_has_no_chinese(built_site):
+    site = built_site.path
+    problems = []
+    for page in edition_pages(site, "en"):
+        text = page.read_text(encoding="utf-8")
+        name = page.relative_to(site)
+        if '<html lang="en"' not in text:
+            problems.append(f"{name}: not <html lang=\"en\">")
+        for label in labels(chrome(text)) + content_labels(text):
+            if HAN.search(label):
+                problems.append(f"{name}: {label!r}")
+        for header in re.findall(r"<th\b[^>]*>(.*?)</th>", text, re.S):
+            if HAN.search(header):
+                problems.append(f"{name}: table header {html.unescape(header)!r}")
+    assert not problems, "Chinese in the English edition's interface:\n" + "\n".join(sorted(set(problems))[:60])
+
+
+def test_chinese_chrome_is_chinese(built_site):
+    site = built_site.path
+    problems = []
+    for page in edition_pages(site, "zh"):
+        text = page.read_text(encoding="utf-8")
+        name = page.relative_to(site)
+        if '<html lang="zh"' not in text:
+            problems.append(f"{name}: not <html lang=\"zh\">")
+        for label in labels(chrome(text)) + content_labels(text):
+            if label in ENGLISH_LABELS or label in ADMONITION_DEFAULTS:
+                problems.append(f"{name}: {label!r}")
+        placeholder = re.search(r'class="md-search__input"[^>]*placeholder="([^"]*)"', text) or re.search(
+            r'placeholder="([^"]*)"[^>]*class="md-search__input"', text
+        )
+        if placeholder is None or not HAN.search(placeholder.group(1)):
+            problems.append(f"{name}: search placeholder is not Chinese")
+    assert not problems, "English interface words in the Chinese edition:\n" + "\n".join(sorted(set(problems))[:60])
+
+
+def test_english_chrome_speaks_english(built_site):
+    """The English labels are there (not merely the Chinese ones gone)."""
+    site = built_site.path
+    home = (site / "en" / "index.html").read_text(encoding="utf-8")
+    found = set(labels(chrome(home)))
+    for label in ("Search", "Switch to dark mode", "Switch to light mode", "Home"):
+        assert label in found, f"en/index.html: no {label!r} in the interface"
+
+
+def test_the_chrome_check_catches_a_chinese_label():
+    page = '<html lang="en"><header><input class="md-search__input" placeholder="搜索"></header><article>中文正文</article></html>'
+    assert [label for label in labels(chrome(page)) if HAN.search(label)] == ["搜索"]
+    page = '<article><p class="admonition-title">Note</p><h2 id="x">X<a class="headerlink" href="#x" title="Permanent link">¶</a></h2></article>'
+    assert content_labels(page) == ["Note", "Permanent link"]
