@@ -431,3 +431,39 @@ def test_integral_floats_are_the_builders_stricter_rule(path, value):
     with pytest.raises(InvalidRequestError):
         build_context_packet(request)
     assert "8.0" in load_schema("request")["description"]
+
+
+def test_schema_vocabulary_is_the_builders():
+    # Enum corruptions cannot be enumerated (any other string is one), so the enums, the
+    # required keys and the allowed keys of both schemas are compared with the contract.
+    from harnessbook.context_packet import RULES
+
+    request = load_schema("request")
+    candidate = request["$defs"]["candidate"]
+    assert candidate["properties"]["kind"]["enum"] == list(KINDS)
+    assert candidate["properties"]["relevance"]["enum"] == list(RELEVANCES)
+    assert candidate["properties"]["freshness"]["enum"] == list(FRESHNESSES)
+    assert candidate["required"] == ["id", "kind", "relevance", "freshness", "sizeUnits", "content"]
+    assert list(candidate["properties"]) == [
+        "id", "kind", "source", "capturedAt", "relevance", "freshness", "sizeUnits", "content",
+        "reference", "conflictsWith",
+    ]
+    assert request["required"] == list(request["properties"]) == ["taskAnchor", "budgetUnits", "candidates"]
+    anchor = request["$defs"]["taskAnchor"]
+    assert anchor["required"] == list(anchor["properties"]) == ["goal", "stopCondition", "verificationTarget"]
+    for schema in (request, anchor, candidate):
+        assert schema["additionalProperties"] is False
+
+    result = load_schema("result")
+    defs = result["$defs"]
+    assert result["properties"]["state"]["enum"] == ["ready", "blocked", "refresh_required"]
+    assert result["properties"]["phase"]["enum"] == ["assembled", "missing_provenance", "refresh_context"]
+    assert defs["evidenceItem"]["properties"]["rule"]["enum"] == list(RULES)
+    assert defs["evidenceItem"]["properties"]["decision"]["enum"] == [
+        "selected", "pointer", "excluded", "blocked", "not_assessed"
+    ]
+    assert defs["excludedItem"]["properties"]["reason"]["enum"] == ["expired", "conflict", "over_budget"]
+    assert defs["refreshItem"]["properties"]["reason"]["enum"] == ["expired", "conflict"]
+    for name in ("selectedItem", "pointerItem"):
+        assert defs[name]["properties"]["kind"]["enum"] == list(KINDS)
+        assert defs[name]["properties"]["relevance"]["enum"] == list(RELEVANCES)
