@@ -467,3 +467,27 @@ def test_schema_vocabulary_is_the_builders():
     for name in ("selectedItem", "pointerItem"):
         assert defs[name]["properties"]["kind"]["enum"] == list(KINDS)
         assert defs[name]["properties"]["relevance"]["enum"] == list(RELEVANCES)
+
+
+ODD_SPACES = [chr(c) for c in range(0x3001) if chr(c).isspace()] + ["\ufeff", "\u200b", "\x00", "\x7f"]
+
+
+@pytest.mark.parametrize("char", ODD_SPACES, ids=[f"U+{ord(c):04X}" for c in ODD_SPACES])
+def test_schema_and_builder_agree_on_what_is_blank(char):
+    # Blank means "only whitespace" for both: Python's str.strip() in the builder and the
+    # regular expressions \S / ^\s*$ in the schema (as jsonschema evaluates them).
+    def request(**fields: Any) -> dict:
+        candidate = {"id": "a", "kind": "constraint", "source": "s", "capturedAt": "2026-07-15",
+                     "relevance": "current", "freshness": "fresh", "sizeUnits": 1, "content": ""}
+        candidate.update(fields)
+        return {"taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
+                "budgetUnits": 1, "candidates": [candidate]}
+
+    for fields in ({"id": char * 2}, {"capturedAt": char}, {"source": char}):
+        r = request(**fields)
+        try:
+            build_context_packet(r)
+            accepted = True
+        except InvalidRequestError:
+            accepted = False
+        assert REQUEST_VALIDATOR.is_valid(r) == accepted, (fields, accepted)
