@@ -796,3 +796,72 @@ def test_building_does_not_change_the_request():
     before = copy.deepcopy(req)
     build_context_packet(req)
     assert req == before
+
+
+# ---------------------------------------------------------------------------
+# The public API and its documentation
+# ---------------------------------------------------------------------------
+
+
+def test_public_names_are_re_exported():
+    import harnessbook
+    from harnessbook import context_packet
+
+    assert harnessbook.build_context_packet is context_packet.build_context_packet
+    assert harnessbook.InvalidRequestError is context_packet.InvalidRequestError
+    assert issubclass(harnessbook.InvalidRequestError, ValueError)
+    for name in ("build_context_packet", "InvalidRequestError"):
+        assert name in harnessbook.__all__
+
+
+def test_the_docstring_example_runs():
+    import doctest
+
+    from harnessbook import context_packet
+
+    outcome = doctest.testmod(context_packet, optionflags=doctest.ELLIPSIS)
+    assert outcome.attempted > 0
+    assert outcome.failed == 0
+
+
+TYPED_DICTS = {
+    "ContextPacketRequest": ["taskAnchor", "budgetUnits", "candidates"],
+    "TaskAnchor": ["goal", "stopCondition", "verificationTarget"],
+    "Candidate": ["id", "kind", "source", "capturedAt", "relevance", "freshness", "sizeUnits", "content",
+                  "reference", "conflictsWith"],
+    "ContextPacketResult": ["state", "phase", "packet", "excluded", "unknowns", "refresh", "evidence"],
+    "Packet": ["taskAnchor", "selected", "pointers", "usedBudgetUnits", "budgetUnits"],
+    "SelectedItem": ["id", "kind", "source", "capturedAt", "relevance", "freshness", "sizeUnits", "content",
+                     "reference", "conflictsWith"],
+    "PointerItem": ["id", "kind", "source", "capturedAt", "relevance", "freshness", "sizeUnits", "reference",
+                    "conflictsWith", "loadCondition"],
+    "LoadCondition": ["requiresUnits", "availableUnits"],
+    "ExcludedItem": ["id", "kind", "reason", "conflictsWith", "requiresUnits", "availableUnits"],
+    "UnknownItem": ["id", "missing"],
+    "RefreshItem": ["id", "reason", "source", "capturedAt", "conflictsWith", "sources"],
+    "EvidenceItem": ["id", "kind", "decision", "rule", "sizeUnits", "remainingBefore", "remainingAfter"],
+}
+
+
+def test_every_typed_dict_key_has_its_own_docstring():
+    import ast
+    import inspect
+
+    from harnessbook import context_packet
+
+    tree = ast.parse(inspect.getsource(context_packet))
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    for name, keys in TYPED_DICTS.items():
+        body = classes[name].body
+        documented = []
+        for statement, following in zip(body, body[1:] + [None]):
+            if isinstance(statement, ast.AnnAssign):
+                assert (
+                    isinstance(following, ast.Expr)
+                    and isinstance(following.value, ast.Constant)
+                    and isinstance(following.value.value, str)
+                    and following.value.value.strip()
+                ), f"{name}.{statement.target.id} has no docstring"
+                documented.append(statement.target.id)
+        assert documented == keys, name
+        assert list(getattr(context_packet, name).__annotations__) == keys
