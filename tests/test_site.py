@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import shutil
+import subprocess
 from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
@@ -384,6 +387,96 @@ def test_the_editions_do_not_share_pages(built_site):
     assert not english_pages_with_chinese_titles, english_pages_with_chinese_titles
     chinese_pages_with_english_home_title = [d for d in zh["docs"] if d["location"] == "" and not HAN.search(d["title"])]
     assert not chinese_pages_with_english_home_title
+
+
+# Material's own search worker, run in Node on an edition's index: the browser's search, minus
+# the browser. It prints, per query, the locations of the result groups.
+SEARCH_WORKER_HARNESS = r"""
+// Run Material's own search worker in Node on an edition's index; print the result locations.
+const fs = require("fs"), vm = require("vm"), path = require("path");
+const [workerPath, indexPath, ...queries] = process.argv.slice(2);
+const lunrDir = path.join(path.dirname(workerPath), "..", "lunr");
+const listeners = [];
+const ctx = { console, setTimeout, clearTimeout, URL, TextEncoder, TextDecoder, Intl };
+ctx.self = ctx;
+ctx.globalThis = ctx;
+ctx.addEventListener = (type, fn) => listeners.push(fn);
+ctx.importScripts = (...urls) => {
+  for (const url of urls) {
+    const file = path.join(lunrDir, url.slice(url.indexOf("/lunr/") + "/lunr/".length));
+    vm.runInContext(fs.readFileSync(file, "utf8"), ctx, { filename: file });
+  }
+};
+const replies = [];
+ctx.postMessage = (message) => replies.push(message);
+vm.createContext(ctx);
+vm.runInContext(fs.readFileSync(workerPath, "utf8"), ctx, { filename: workerPath });
+const send = async (data) => {
+  const before = replies.length;
+  listeners.forEach((fn) => fn({ data }));
+  while (replies.length === before) await new Promise((r) => setTimeout(r, 5));
+  return replies[replies.length - 1];
+};
+(async () => {
+  const index = JSON.parse(fs.readFileSync(indexPath, "utf8"));
+  await send({ type: 0, data: { config: index.config, docs: index.docs, options: { suggest: false } } });
+  const out = {};
+  for (const q of queries) {
+    const reply = await send({ type: 2, data: q });
+    out[q] = reply.data.items.map((group) => group.map((doc) => doc.location));
+  }
+  console.log(JSON.stringify(out));
+})();
+"""
+
+
+def material_search(site: Path, edition: str, queries: list[str], tmp_path: Path) -> dict[str, list[str]]:
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is required in CI to run Material's search worker")
+        pytest.skip("node is not installed: Material's search worker cannot run here")
+    harness = tmp_path / "search.js"
+    harness.write_text(SEARCH_WORKER_HARNESS, encoding="utf-8")
+    (worker,) = (site / "assets" / "javascripts" / "workers").glob("search.*.min.js")
+    index = site / ("" if edition == "zh" else edition) / "search" / "search_index.json"
+    completed = subprocess.run(
+        [node, str(harness), str(worker), str(index), *queries], capture_output=True, text=True, timeout=120
+    )
+    assert completed.returncode == 0, completed.stderr
+    groups = json.loads(completed.stdout)
+    return {query: [group[0].split("#")[0] for group in groups[query]] for query in queries}
+
+
+def edition_of(site: Path, edition: str, location: str) -> str:
+    """The language of the page a search result opens, resolved against the edition's base."""
+    url = urlparse(urljoin(f"https://{SITE_HOST}/" + ("" if edition == "zh" else f"{edition}/"), location))
+    page = site / url.path.lstrip("/") / "index.html"
+    if not page.exists():
+        return f"missing page {url.path}"
+    return re.search(r'<html lang="([^"]+)"', page.read_text(encoding="utf-8")).group(1)
+
+
+SEARCHES = {
+    # edition: (terms that must find pages of that edition, terms that may find nothing)
+    "zh": (["预算", "预算单位", "出处", "budgetUnits", "evidence", "harnessbook"], ["budget", "Budget units"]),
+    "en": (["budget", "provenance", "evidence", "budgetUnits", "harnessbook"], ["预算", "出处"]),
+}
+
+
+@pytest.mark.parametrize("edition", ["zh", "en"])
+def test_material_search_stays_in_the_edition(built_site, edition: str, tmp_path: Path):
+    must_find, may_find = SEARCHES[edition]
+    results = material_search(built_site.path, edition, must_find + may_find, tmp_path)
+    for term in must_find:
+        assert results[term], f"searching {term!r} in the {edition} edition finds nothing"
+    crossing = {
+        term: lang
+        for term, locations in results.items()
+        for location in locations
+        if (lang := edition_of(built_site.path, edition, location)) != edition
+    }
+    assert not crossing, f"results outside the {edition} edition: {crossing}"
 
 
 # --- Material features ----------------------------------------------------------------------------
