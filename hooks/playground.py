@@ -5,8 +5,8 @@ through the real :func:`harnessbook.build_context_packet`, under Pyodide, in a W
 (``docs/assets/playground/playground.js`` and ``worker.mjs``). This hook supplies the two
 things those scripts need from the build:
 
-* The Python package itself. At every build the files of ``src/harnessbook`` (``*.py`` and
-  the schema ``*.json``) are packed, as they are at that moment, into
+* The Python package itself. At every build the files of ``src/harnessbook`` (its modules
+  and the JSON Schemas it ships; no byte-code caches) are packed, as they are then, into
   ``assets/playground/harnessbook.zip`` in the built site. There is no second copy of the
   package in the repository that could drift from the one pytest tests.
 * The Pyodide runtime, vendored unchanged from the npm package under
@@ -44,8 +44,6 @@ PLAYGROUND_SCRIPT = PLAYGROUND / "playground.js"
 PACKAGE_ZIP_URI = "assets/playground/harnessbook.zip"
 """Where the packed package lands in the built site (the worker fetches it from there)."""
 
-PACKAGE_SUFFIXES = frozenset({".py", ".json"})
-"""The package's source files: its modules and the JSON Schemas it ships."""
 
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so the same sources always give the same bytes
 
@@ -55,7 +53,7 @@ def package_sources() -> dict[str, Path]:
     found = {}
     for path in sorted(PACKAGE.rglob("*")):
         relative = path.relative_to(PACKAGE)
-        if not path.is_file() or path.suffix not in PACKAGE_SUFFIXES:
+        if not path.is_file() or path.suffix in (".pyc", ".pyo"):
             continue
         if any(part == "__pycache__" or part.startswith(".") for part in relative.parts):
             continue

@@ -33,11 +33,16 @@
       done: "完成：build_context_packet 在浏览器中返回了这个结果（Pyodide {pyodide}，Python {python}）。",
       resultTitle: "result.json",
       invalidRequest: "InvalidRequestError：请求不符合约定，共 {count} 个问题：",
+      problem: "",
+      problems: "",
       invalidJson: "这不是合法的 JSON（第 {line} 行第 {column} 列）：{message}",
+      refusedStatus: "完成：构建器拒绝了这个请求，问题列在下面。",
+      invalidJsonStatus: "没有运行：输入不是合法的 JSON，原因见下面。",
       error: "构建器抛出了意外的异常，这是一个缺陷：",
       timeout: "浏览器中的 Python 在 {seconds} 秒内没有加载完成，已经停止。请检查网络后再试一次。",
       runTimeout: "这次运行在 {seconds} 秒内没有结束，已经停止。",
-      wasmMime: "无法启动浏览器中的 Python：服务器发送 pyodide.asm.wasm 时用的类型是“{type}”，浏览器要求 application/wasm。网站维护者需要按“{page}”一页配置服务器。",
+      wasmMime: "无法启动浏览器中的 Python：服务器发送 pyodide.asm.wasm 时用的类型是“{type}”，浏览器要求 application/wasm。网站维护者需要按这一页配置服务器：",
+      wasmCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许编译 WebAssembly，script-src 中需要有 'wasm-unsafe-eval'。网站维护者需要按这一页配置服务器：",
       loadFailed: "无法加载浏览器中的 Python：{message}",
       hostingPage: "托管在浏览器中运行的例子",
       workerUnsupported: "这个浏览器不支持模块化的 Web Worker，无法在页面中运行例子。",
@@ -56,12 +61,17 @@
       running: "Running build_context_packet…",
       done: "Done: build_context_packet returned this result in your browser (Pyodide {pyodide}, Python {python}).",
       resultTitle: "result.json",
-      invalidRequest: "InvalidRequestError: the request breaks the contract, {count} problem(s):",
+      invalidRequest: "InvalidRequestError: the request breaks the contract ({count} {problems}):",
+      problem: "problem",
+      problems: "problems",
       invalidJson: "This is not valid JSON (line {line}, column {column}): {message}",
+      refusedStatus: "Done: the builder refused this request; the problems are listed below.",
+      invalidJsonStatus: "Not run: the input is not valid JSON; see below.",
       error: "The builder raised an unexpected exception, which is a bug:",
       timeout: "Python for the browser did not finish loading within {seconds} seconds and was stopped. Check your connection and try again.",
       runTimeout: "This run did not finish within {seconds} seconds and was stopped.",
-      wasmMime: "Python for the browser cannot start: the server sent pyodide.asm.wasm as “{type}”, and browsers require application/wasm. Whoever hosts this site must configure the server as described in “{page}”.",
+      wasmMime: "Python for the browser cannot start: the server sent pyodide.asm.wasm as “{type}”, and browsers require application/wasm. Whoever hosts this site must configure the server as described here:",
+      wasmCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow compiling WebAssembly; script-src needs 'wasm-unsafe-eval'. Whoever hosts this site must configure the server as described here:",
       loadFailed: "Python for the browser could not be loaded: {message}",
       hostingPage: "Hosting the in-browser examples",
       workerUnsupported: "This browser does not support module Web Workers, so the examples cannot run in the page.",
@@ -110,9 +120,9 @@
     this.detail = detail || {};
   }
 
-  function startRuntime(onProgress) {
+  function startRuntime() {
     if (runtime !== null) return runtime;
-    var state = { worker: null, pending: new Map(), nextId: 1, info: null, onProgress: onProgress };
+    var state = { worker: null, pending: new Map(), nextId: 1, info: null, listeners: [] };
     runtime = state;
     state.ready = new Promise(function (resolve, reject) {
       var worker;
@@ -143,14 +153,19 @@
       worker.addEventListener("message", function (event) {
         var message = event.data;
         if (message.type === "progress") {
-          if (state.onProgress) state.onProgress(message.stage);
+          state.listeners.forEach(function (listener) {
+            listener(message.stage);
+          });
         } else if (message.type === "ready") {
           clearTimeout(timer);
           state.info = message;
+          state.listeners = [];
           resolve(message);
         } else if (message.type === "init-error") {
           if (message.reason === "wasm-mime") {
-            fail(new LoadError("wasm-mime", format(T.wasmMime, { type: message.contentType, page: T.hostingPage }), message));
+            fail(new LoadError("wasm-mime", format(T.wasmMime, { type: message.contentType }), message));
+          } else if (message.reason === "wasm-csp") {
+            fail(new LoadError("wasm-csp", T.wasmCsp, message));
           } else {
             fail(new LoadError("load", format(T.loadFailed, { message: message.message })));
           }
@@ -177,8 +192,8 @@
   }
 
   function runRequest(text, onProgress) {
-    var state = startRuntime(onProgress);
-    state.onProgress = onProgress;
+    var state = startRuntime();
+    if (state.info === null) state.listeners.push(onProgress);
     return state.ready.then(function (info) {
       return new Promise(function (resolve, reject) {
         var id = state.nextId++;
@@ -214,7 +229,7 @@
 
     var toggle = element("button", {
       type: "button",
-      class: "md-button hb-playground__open",
+      class: "hb-playground__button hb-playground__open",
       "aria-expanded": "false",
       "aria-controls": id,
       "data-playground-open": "",
@@ -242,8 +257,8 @@
       editor.value = original;
       var hint = element("p", { class: "hb-playground__hint", id: id + "-hint" }, T.hint);
 
-      var run = element("button", { type: "button", class: "md-button md-button--primary", "data-playground-run": "" }, T.run);
-      var reset = element("button", { type: "button", class: "md-button", "data-playground-reset": "" }, T.reset);
+      var run = element("button", { type: "button", class: "hb-playground__button hb-playground__button--primary", "data-playground-run": "" }, T.run);
+      var reset = element("button", { type: "button", class: "hb-playground__button", "data-playground-reset": "" }, T.reset);
       var actions = element("div", { class: "hb-playground__actions" });
       actions.appendChild(run);
       actions.appendChild(reset);
@@ -279,13 +294,14 @@
           output.replaceChildren();
           output.removeAttribute("data-outcome");
           setStatus(status, error && error.message ? error.message : String(error), "failed", error && error.kind);
-          if (error && error.kind === "wasm-mime") {
+          if (error && (error.kind === "wasm-mime" || error.kind === "wasm-csp")) {
             var link = element("a", { href: hostingPageURL() }, T.hostingPage);
             status.appendChild(document.createTextNode(" "));
             status.appendChild(link);
           }
         }).then(function () {
           busy = false;
+          panel.setAttribute("data-playground-runs", String(Number(panel.getAttribute("data-playground-runs") || 0) + 1));
           run.removeAttribute("aria-disabled");
           panel.removeAttribute("aria-busy");
           panel.removeAttribute("data-playground-busy");
@@ -359,8 +375,10 @@
       figure.appendChild(pre);
       output.appendChild(figure);
     } else if (outcome.kind === "invalid-request") {
-      setStatus(status, format(T.invalidRequest, { count: outcome.problems.length }), "invalid-request");
-      output.appendChild(element("p", { class: "hb-playground__error-title" }, format(T.invalidRequest, { count: outcome.problems.length })));
+      var count = outcome.problems.length;
+      var heading = format(T.invalidRequest, { count: count, problems: count === 1 ? T.problem : T.problems });
+      setStatus(status, T.refusedStatus, "invalid-request");
+      output.appendChild(element("p", { class: "hb-playground__error-title" }, heading));
       var list = element("ul", { class: "hb-playground__problems", "data-playground-problems": "" });
       outcome.problems.forEach(function (problem) {
         list.appendChild(element("li", {}, problem));
@@ -368,7 +386,7 @@
       output.appendChild(list);
     } else if (outcome.kind === "invalid-json") {
       var message = format(T.invalidJson, { line: outcome.line, column: outcome.column, message: outcome.message });
-      setStatus(status, message, "invalid-json");
+      setStatus(status, T.invalidJsonStatus, "invalid-json");
       output.appendChild(element("p", { class: "hb-playground__error-title", "data-playground-invalid-json": "" }, message));
     } else {
       setStatus(status, T.error, "error");

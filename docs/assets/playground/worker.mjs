@@ -3,7 +3,7 @@
 // Started by playground.js the first time a reader asks to run an example, never before.
 // Messages in:  {type: "init", indexURL, packageURL}   then   {type: "run", id, text}
 // Messages out: {type: "progress", stage}  {type: "ready", pyodide, python}
-//               {type: "init-error", reason: "wasm-mime" | "load", message, contentType?}
+//               {type: "init-error", reason: "wasm-mime" | "wasm-csp" | "load", message, contentType?}
 //               {type: "outcome", id, outcome: {...}}   (see RUNNER below)
 
 // Run in Python, so that the browser parses the request exactly as CPython's json.loads does
@@ -42,7 +42,7 @@ _harnessbook_playground_run
 
 const EXPECTED_WASM_TYPE = "application/wasm";
 
-let wasmTypeProblem = null;
+let wasmTypeProblem = null; // set once the page has been told why the runtime cannot start
 
 // Pyodide compiles pyodide.asm.wasm with WebAssembly.instantiateStreaming. Look at the response
 // first: with any other Content-Type the browser refuses to stream it, and Emscripten would
@@ -63,7 +63,20 @@ if (typeof WebAssembly.instantiateStreaming === "function") {
       });
       throw new TypeError(`wasm served as ${wasmTypeProblem.contentType}`);
     }
-    return instantiateStreaming(response, imports);
+    try {
+      return await instantiateStreaming(response, imports);
+    } catch (error) {
+      // Compiling the same bytes again from a buffer cannot succeed either (a Content Security
+      // Policy without 'wasm-unsafe-eval', a damaged file): report it instead of hanging.
+      const message = String(error && error.message ? error.message : error);
+      wasmTypeProblem = { url: response.url, contentType: type };
+      self.postMessage({
+        type: "init-error",
+        reason: /Content Security Policy|Content-Security-Policy/i.test(message) ? "wasm-csp" : "load",
+        message,
+      });
+      throw error;
+    }
   };
   const instantiate = WebAssembly.instantiate.bind(WebAssembly);
   WebAssembly.instantiate = (...args) => {

@@ -1,0 +1,488 @@
+"""The in-browser playground (issue 6), driven in Debian's Chromium against the built site.
+
+Every ``json title="request.json"`` example on every page, in both editions, is run through
+the playground, and what the page shows must be exactly what CPython's builder returns for
+the same request. The runtime loads once per page (a few seconds) and serves all of that
+page's examples. Then the reader's paths: an edited request, a malformed one, invalid JSON,
+a page nobody runs (no Pyodide file may be requested), a host that serves ``.wasm`` with the
+wrong type, a runtime that does not load in time; keyboard use, labels and axe.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from harnessbook import InvalidRequestError, build_context_packet, demo_request
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+REQUEST_FENCE = re.compile(
+    r'^(?P<indent>[ \t]*)```json[ \t]+title="request\.json"[^\n]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$',
+    re.MULTILINE | re.DOTALL,
+)
+
+LOAD_TIMEOUT_MS = 120_000
+"""How long a test waits for the first run of a page (runtime download and start)."""
+
+OPEN = "[data-playground-open]"
+LABELS = {
+    "zh": {"open": "在浏览器中运行", "region": "在浏览器中运行 request.json", "editor": "请求（request.json，可以修改）", "run": "运行"},
+    "en": {"open": "Run in browser", "region": "Run request.json in the browser", "editor": "Request (request.json, editable)", "run": "Run"},
+}
+
+
+def page_url(markdown: Path) -> str:
+    """The address of a page, relative to the site root (suffix i18n, directory URLs)."""
+    relative = markdown.relative_to(DOCS).as_posix()
+    prefix = ""
+    if relative.endswith(".en.md"):
+        prefix, relative = "en/", relative[: -len(".en.md")] + ".md"
+    relative = relative[: -len(".md")]
+    if relative == "index" or relative.endswith("/index"):
+        relative = relative[: -len("index")]
+    else:
+        relative += "/"
+    return prefix + relative
+
+
+def request_fences(markdown: Path) -> list[str]:
+    """The request.json fences of a page, in order, dedented (admonitions indent them)."""
+    text = markdown.read_text(encoding="utf-8")
+    fences = []
+    for match in REQUEST_FENCE.finditer(text):
+        indent = len(match.group("indent"))
+        body = "".join(line[indent:] for line in match.group("body").splitlines(keepends=True))
+        fences.append(body)
+    return fences
+
+
+def pages_with_examples() -> list[Path]:
+    return sorted(
+        path
+        for path in DOCS.rglob("*.md")
+        if "examples" not in path.relative_to(DOCS).parts and request_fences(path)
+    )
+
+
+def cpython(text: str) -> dict:
+    """What the playground must show for ``text``, computed by CPython's builder."""
+    try:
+        request = json.loads(text)
+    except json.JSONDecodeError as error:
+        return {"kind": "invalid-json", "line": error.lineno, "column": error.colno, "message": error.msg}
+    try:
+        result = build_context_packet(request)
+    except InvalidRequestError as error:
+        return {"kind": "invalid-request", "problems": list(error.problems)}
+    return {
+        "kind": "result",
+        "state": result["state"],
+        "phase": result["phase"],
+        "text": json.dumps(result, ensure_ascii=False, indent=2),
+    }
+
+
+# What the page shows in one playground panel, read from the DOM (text only).
+READ_PANEL = """panel => {
+  const output = panel.querySelector('[data-playground-output]');
+  const status = panel.querySelector('[data-playground-status]');
+  const shown = {
+    kind: output.hidden ? null : output.getAttribute('data-outcome'),
+    status: status.textContent,
+    statusKind: status.getAttribute('data-status'),
+    reason: status.getAttribute('data-reason'),
+    editor: panel.querySelector('[data-playground-editor]').value,
+  };
+  const code = output.querySelector('[data-playground-result]');
+  if (code) {
+    shown.text = code.textContent;
+    shown.state = output.querySelector('[data-playground-state]').getAttribute('data-playground-state');
+    shown.phase = output.querySelector('[data-playground-phase]').getAttribute('data-playground-phase');
+    shown.highlighted = Array.from(code.querySelectorAll('mark')).map(m => m.textContent);
+  }
+  const problems = output.querySelector('[data-playground-problems]');
+  if (problems) shown.problems = Array.from(problems.children).map(li => li.textContent);
+  const invalid = output.querySelector('[data-playground-invalid-json]');
+  if (invalid) shown.message = invalid.textContent;
+  shown.elements = Array.from(output.querySelectorAll('*')).map(e => e.tagName.toLowerCase());
+  return shown;
+}"""
+
+
+def panel_of(page, index: int):
+    control = page.locator(OPEN).nth(index)
+    return page.locator("#" + control.get_attribute("aria-controls"))
+
+
+def runs(page, index: int) -> int:
+    return int(panel_of(page, index).get_attribute("data-playground-runs") or 0)
+
+
+def wait_done(page, index: int, timeout: float = LOAD_TIMEOUT_MS, after: int = 0) -> dict:
+    """Wait until panel ``index`` has finished more than ``after`` runs, then read what it shows."""
+    page.wait_for_function(
+        """([index, after]) => {
+          const control = document.querySelectorAll('[data-playground-open]')[index];
+          const panel = control && document.getElementById(control.getAttribute('aria-controls'));
+          return !!panel && Number(panel.getAttribute('data-playground-runs') || 0) > after;
+        }""",
+        arg=[index, after],
+        timeout=timeout,
+    )
+    return panel_of(page, index).evaluate(READ_PANEL)
+
+
+def open_and_run(page, index: int, timeout: float = LOAD_TIMEOUT_MS) -> dict:
+    control = page.locator(OPEN).nth(index)
+    control.scroll_into_view_if_needed()
+    control.click()
+    return wait_done(page, index, timeout)
+
+
+def run_edited(page, index: int, text: str) -> dict:
+    """Replace the request in panel ``index`` and run it with Ctrl+Enter, as a reader would."""
+    before = runs(page, index)
+    editor = panel_of(page, index).locator("[data-playground-editor]")
+    editor.fill(text)
+    editor.press("Control+Enter")
+    return wait_done(page, index, after=before)
+
+
+def assert_same_as_cpython(shown: dict, text: str, where: str) -> None:
+    expected = cpython(text)
+    assert shown["kind"] == expected["kind"], f"{where}: shown {shown['kind']!r} ({shown['status']}), CPython {expected['kind']!r}"
+    if expected["kind"] == "result":
+        assert shown["text"] == expected["text"], f"{where}: the result differs from CPython's"
+        assert (shown["state"], shown["phase"]) == (expected["state"], expected["phase"]), where
+        assert shown["highlighted"] == [
+            f'  "state": {json.dumps(expected["state"])},',
+            f'  "phase": {json.dumps(expected["phase"])},',
+        ], f"{where}: state and phase are not the highlighted lines"
+    elif expected["kind"] == "invalid-request":
+        assert shown["problems"] == expected["problems"], f"{where}: the problems differ from CPython's"
+    else:
+        assert shown["message"].endswith(expected["message"]), where
+        assert str(expected["line"]) in shown["message"] and str(expected["column"]) in shown["message"], where
+
+
+def pyodide_requests(urls: list[str]) -> list[str]:
+    return [u for u in urls if "/assets/playground/" in urlsplit(u).path and not u.endswith((".js", ".css"))]
+
+
+# --------------------------------------------------------------------------- every example
+
+
+EXAMPLE_PAGES = pages_with_examples()
+
+
+def test_examples_exist():
+    """Guard: the parametrized test below must not silently run on nothing."""
+    assert EXAMPLE_PAGES, "no page has a request.json example"
+
+
+@pytest.mark.parametrize("markdown", EXAMPLE_PAGES, ids=[p.relative_to(DOCS).as_posix() for p in EXAMPLE_PAGES])
+def test_every_example_gives_cpythons_result(new_page, site_url, markdown: Path):
+    fences = request_fences(markdown)
+    page, log = new_page()
+    page.goto(site_url + page_url(markdown))
+    controls = page.locator(OPEN)
+    assert controls.count() == len(fences), (
+        f"{markdown.name}: {len(fences)} request.json fences, {controls.count()} Run controls on the page"
+    )
+    started = time.monotonic()
+    for index, fence in enumerate(fences):
+        where = f"{page_url(markdown)} example {index + 1}"
+        control = controls.nth(index)
+        if not control.is_visible():  # e.g. in a collapsed block: a reader would expand it first
+            control.evaluate("button => button.click()")
+            shown = wait_done(page, index)
+        else:
+            shown = open_and_run(page, index)
+        # The editor holds the page's request, unchanged.
+        assert json.loads(shown["editor"]) == json.loads(fence), f"{where}: the editor does not hold the page's request"
+        assert_same_as_cpython(shown, shown["editor"], where)
+        if index == 0:
+            first_run = time.monotonic() - started
+    # One runtime per page: the worker and the wasm were fetched once, whatever the number of examples.
+    wasm = [u for u in log.requests if u.endswith("/pyodide.asm.wasm")]
+    assert len(wasm) == 1, wasm
+    assert log.problems() == [], log.problems()
+    print(f"{page_url(markdown)}: {len(fences)} examples, runtime ready and first result after {first_run:.1f} s")
+
+
+# --------------------------------------------------------------------------- the reader's paths
+
+
+def example_page() -> Path:
+    """A Chinese page whose first example is a ready request (the walkthrough or any other)."""
+    for path in EXAMPLE_PAGES:
+        if path.name.endswith(".en.md"):
+            continue
+        fences = request_fences(path)
+        if cpython(fences[0])["kind"] == "result":
+            return path
+    pytest.fail("no Chinese page starts with an accepted request.json example")
+
+
+def test_a_page_where_nobody_runs_requests_no_pyodide_file(new_page, site_url):
+    markdown = example_page()
+    page, log = new_page()
+    page.goto(site_url + page_url(markdown), wait_until="networkidle")
+    assert page.locator(OPEN).count() > 0
+    # A reader scrolls, tabs through the controls and hovers them, but never clicks Run.
+    page.mouse.wheel(0, 4000)
+    for _ in range(12):
+        page.keyboard.press("Tab")
+    page.locator(OPEN).first.hover()
+    page.wait_for_timeout(1500)
+    assert pyodide_requests(log.requests) == []
+    assert not any(u.endswith("worker.mjs") for u in log.requests)
+    assert page.evaluate("() => document.querySelectorAll('.hb-playground').length") == 0
+    assert log.problems() == []
+
+
+def test_edited_request_gives_the_new_result(new_page, site_url):
+    markdown = example_page()
+    page, log = new_page()
+    page.goto(site_url + page_url(markdown))
+    first = open_and_run(page, 0)
+    assert first["kind"] == "result"
+
+    # The chapter's demo request, with a budget that is too small for it.
+    edited = demo_request()
+    edited["budgetUnits"] = 2
+    text = json.dumps(edited, ensure_ascii=False, indent=2)
+    assert cpython(text)["text"] != first["text"]
+    shown = run_edited(page, 0, text)
+    assert shown["editor"] == text
+    assert_same_as_cpython(shown, text, "edited request")
+
+    # Reset brings the page's request back.
+    panel = panel_of(page, 0)
+    panel.locator("[data-playground-reset]").click()
+    assert json.loads(panel.locator("[data-playground-editor]").input_value()) == json.loads(request_fences(markdown)[0])
+    assert log.problems() == []
+
+
+def test_malformed_request_shows_the_problems_as_text(new_page, site_url):
+    page, log = new_page()
+    page.goto(site_url + page_url(example_page()))
+    open_and_run(page, 0)
+    hostile = "<img src=x onerror=\"document.title='pwned'\">"
+    malformed = {
+        "taskAnchor": {"goal": hostile, "stopCondition": "", "verificationTarget": 3},
+        "budgetUnits": 0,
+        "candidates": [{"id": hostile, "kind": "rumour", "sizeUnits": -1}],
+    }
+    text = json.dumps(malformed, ensure_ascii=False, indent=2)
+    shown = run_edited(page, 0, text)
+    assert shown["kind"] == "invalid-request"
+    assert_same_as_cpython(shown, text, "malformed request")
+    assert len(shown["problems"]) >= 5
+    # Shown as text: no element came out of the request's content.
+    assert "img" not in shown["elements"]
+    assert page.title() != "pwned"
+    assert log.problems() == []
+
+
+def test_request_content_is_rendered_as_text_in_results(new_page, site_url):
+    page, log = new_page()
+    page.goto(site_url + page_url(example_page()))
+    open_and_run(page, 0)
+    request = demo_request()
+    request["candidates"][0]["content"] = "<script>document.title='pwned'</script><img src=x onerror=alert(1)><b>bold</b>"
+    text = json.dumps(request, ensure_ascii=False, indent=2)
+    shown = run_edited(page, 0, text)
+    assert_same_as_cpython(shown, text, "request with markup in content")
+    assert "<img src=x onerror=alert(1)>" in shown["text"]
+    assert not {"script", "img", "b"} & set(shown["elements"])
+    assert page.title() != "pwned"
+    assert log.problems() == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"taskAnchor": {"goal": "x",}', "", "not json at all", '{"budgetUnits": 8} trailing'],
+    ids=["trailing-comma", "empty", "words", "extra-data"],
+)
+def test_invalid_json_is_reported_as_such(new_page, site_url, text):
+    page, log = new_page()
+    page.goto(site_url + page_url(example_page()))
+    open_and_run(page, 0)
+    shown = run_edited(page, 0, text)
+    assert shown["kind"] == "invalid-json"
+    assert shown["statusKind"] == "invalid-json"
+    assert_same_as_cpython(shown, text, f"invalid JSON {text!r}")
+    assert "JSON" in shown["message"]
+    assert log.problems() == []
+
+
+# --------------------------------------------------------------------------- when the runtime cannot load
+
+
+def test_wasm_served_with_the_wrong_type_gives_a_clear_message(new_page, site_url):
+    page, log = new_page()
+
+    def wrong_type(route):
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-type": "application/octet-stream"})
+
+    page.route("**/*.wasm", wrong_type)
+    page.goto(site_url + page_url(example_page()))
+    started = time.monotonic()
+    shown = open_and_run(page, 0, timeout=30_000)
+    assert time.monotonic() - started < 30
+    assert shown["statusKind"] == "failed" and shown["reason"] == "wasm-mime", shown
+    assert "application/octet-stream" in shown["status"] and "application/wasm" in shown["status"]
+    assert shown["kind"] is None
+    # The message links to the hosting page, which exists in the same edition.
+    link = panel_of(page, 0).locator("[data-playground-status] a")
+    href = link.get_attribute("href")
+    assert urlsplit(href).path.endswith("/howto/playground-hosting/")
+    assert page.request.get(href).ok
+    # The control is usable again (a retry starts afresh).
+    assert panel_of(page, 0).locator("[data-playground-run]").get_attribute("aria-disabled") is None
+    assert log.foreign == []
+
+
+def test_runtime_that_does_not_load_in_time_gives_a_clear_message_then_retry_works(new_page, site_url):
+    page, log = new_page()
+    page.add_init_script("window.harnessbookPlayground = {timeoutMs: 2000}")
+    stalled = []
+    page.route("**/pyodide.asm.wasm", lambda route: stalled.append(route))  # never answered
+    page.goto(site_url + page_url(example_page()))
+    shown = open_and_run(page, 0, timeout=20_000)
+    assert stalled, "the wasm was never requested"
+    assert shown["statusKind"] == "failed" and shown["reason"] == "timeout", shown
+    assert "2" in shown["status"]  # the time limit, in seconds
+
+    # The host recovers; Run starts a new runtime and gives the result.
+    page.unroute("**/pyodide.asm.wasm")
+    page.evaluate("() => { window.harnessbookPlayground.timeoutMs = 120000; }")
+    before = runs(page, 0)
+    panel_of(page, 0).locator("[data-playground-run]").click()
+    shown = wait_done(page, 0, after=before)
+    assert_same_as_cpython(shown, shown["editor"], "retry after a time-out")
+    assert log.foreign == []
+
+
+# --------------------------------------------------------------------------- keyboard, labels, axe
+
+
+@pytest.mark.parametrize("edition", ["zh", "en"])
+def test_keyboard_only_use_with_translated_labels(new_page, site_url, edition):
+    markdown = example_page()
+    if edition == "en":
+        markdown = markdown.with_name(markdown.name[: -len(".md")] + ".en.md")
+    page, log = new_page()
+    page.goto(site_url + page_url(markdown))
+    labels = LABELS[edition]
+    control = page.locator(OPEN).first
+    assert control.text_content() == labels["open"]
+    assert control.get_attribute("aria-expanded") == "false"
+    # Tab until the first Run control has the focus, then press Enter.
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        if control.evaluate("button => document.activeElement === button"):
+            break
+    else:
+        pytest.fail("the Run control cannot be reached with Tab")
+    page.keyboard.press("Enter")
+    shown = wait_done(page, 0)
+    assert shown["kind"] == "result"
+    assert control.get_attribute("aria-expanded") == "true"
+    # The editor has the focus and its visible label as accessible name.
+    editor = page.get_by_label(labels["editor"], exact=True).first
+    assert editor.evaluate("element => document.activeElement === element")
+    assert page.get_by_role("button", name=labels["run"], exact=True).first.is_visible()
+    assert page.get_by_role("group", name=labels["region"], exact=True).first.is_visible()
+    # Ctrl+Enter runs from the editor; Enter on the control hides the panel again.
+    before = runs(page, 0)
+    editor.press("Control+Enter")
+    assert wait_done(page, 0, after=before)["kind"] == "result"
+    control.focus()
+    page.keyboard.press("Enter")
+    assert control.get_attribute("aria-expanded") == "false"
+    assert panel_of(page, 0).is_hidden()
+    assert log.problems() == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("edition", ["zh", "en"])
+def test_open_playground_is_axe_clean(new_page, site_url, axe_source, edition, scheme):
+    markdown = example_page()
+    if edition == "en":
+        markdown = markdown.with_name(markdown.name[: -len(".md")] + ".en.md")
+    page, log = new_page(color_scheme=scheme)
+    page.goto(site_url + page_url(markdown))
+    open_and_run(page, 0)
+    # A second panel showing an InvalidRequestError, so both kinds of output are audited.
+    run_edited(page, 0, json.dumps({"taskAnchor": {}, "budgetUnits": 0, "candidates": []}))
+    page.add_script_tag(content=axe_source)
+    violations = page.evaluate(
+        """async () => {
+          const results = await axe.run(
+            {include: [['.hb-playground'], ['.hb-playground__bar']]},
+            {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}}
+          );
+          return results.violations.map(v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`);
+        }"""
+    )
+    assert violations == []
+    assert log.problems() == []
+
+
+# --------------------------------------------------------------------------- the documented host set-up
+
+
+def documented_policy() -> str:
+    """The Content-Security-Policy line of the hosting page; both editions must give the same one."""
+    policies = set()
+    for name in ("playground-hosting.md", "playground-hosting.en.md"):
+        text = (DOCS / "howto" / name).read_text(encoding="utf-8")
+        found = re.findall(r"^Content-Security-Policy: (.+)$", text, re.MULTILINE)
+        assert found, f"{name} shows no Content-Security-Policy header"
+        policies.update(line for line in found if not line.endswith("..."))
+    assert len(policies) == 1, policies
+    return policies.pop()
+
+
+def test_documented_content_security_policy_is_enough(new_page, site_url):
+    policy = documented_policy()
+    assert "'wasm-unsafe-eval'" in policy and "'unsafe-eval'" not in policy.replace("'wasm-unsafe-eval'", "")
+    page, log = new_page()
+
+    def with_policy(route):
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-security-policy": policy})
+
+    page.route("**/*", with_policy)  # every response, the worker's and the wasm's included
+    page.goto(site_url + page_url(example_page()))
+    shown = open_and_run(page, 0)
+    assert shown["kind"] == "result", shown["status"]
+    assert_same_as_cpython(shown, shown["editor"], "under the documented CSP")
+    assert log.problems() == []
+
+
+def test_without_wasm_unsafe_eval_the_reader_is_told_why(new_page, site_url):
+    policy = documented_policy().replace(" 'wasm-unsafe-eval'", "")
+    page, log = new_page()
+
+    def with_policy(route):
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-security-policy": policy})
+
+    page.route("**/*", with_policy)
+    page.goto(site_url + page_url(example_page()))
+    shown = open_and_run(page, 0, timeout=30_000)
+    assert shown["statusKind"] == "failed" and shown["reason"] == "wasm-csp", shown
+    assert "wasm-unsafe-eval" in shown["status"]
+    assert log.foreign == []
