@@ -232,3 +232,16 @@ def test_a_huge_request_with_many_problems_stays_an_invalid_request_error():
     with pytest.raises(InvalidRequestError) as caught:
         build_context_packet(request)
     assert len(caught.value.problems) > 3000
+
+
+def test_messages_for_values_too_large_or_deep_to_show():
+    request = with_value(("budgetUnits",), -HUGE)
+    request["candidates"][0]["content"] = nested(sys.getrecursionlimit() * 2)
+    request[HUGE] = 1
+    with pytest.raises(InvalidRequestError) as caught:
+        build_context_packet(request)
+    assert caught.value.problems == (
+        "$: key <integer too large to show> is not a string; JSON object keys are strings",
+        "$.budgetUnits: must be an integer greater than 0, got <integer too large to show> (integer)",
+        "$.candidates[0].content: must be a string, got <array nested too deeply to show> (array)",
+    )

@@ -411,7 +411,9 @@ def _repr(value: object) -> str:
     # and on values nested deeper than the recursion limit (RecursionError).
     try:
         return repr(value)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        return f"<{_type_name(value)} nested too deeply to show>"
+    except ValueError:
         return f"<{_type_name(value)} too large to show>"
 
 
