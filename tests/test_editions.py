@@ -2,7 +2,7 @@
 
 For every Chinese page ``X.md`` there is an English page ``X.en.md`` (and the other way round),
 and the pair has the same headings (level and explicit id, in order), the same fences (language
-and title, in order), the same mkdocstrings directives and the same link targets. Every heading
+and title, in order), the same mkdocstrings directives the same admonition kinds and the same link targets. Every heading
 carries an explicit, English, kebab-case ``{#id}``; every page has a ``description`` in its
 front matter. Any drift fails, naming the page and what differs.
 """
@@ -28,6 +28,7 @@ HEADING_ID = re.compile(r"(?:^|\s)#(?P<id>[^\s}]+)")
 KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SETEXT = re.compile(r"^[ \t]*(=+|-+)[ \t]*$")
 DIRECTIVE = re.compile(r"^[ \t]*:::[ \t]+(?P<identifier>\S+)", re.MULTILINE)
+ADMONITION = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)", re.MULTILINE)
 CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 INLINE_LINK = re.compile(r"\]\(\s*<?(?P<target>[^)\s>]*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 REFERENCE_DEFINITION = re.compile(r"^[ \t]{0,3}\[[^\]]+\]:[ \t]*<?(?P<target>\S+?)>?(?:[ \t].*)?$", re.MULTILINE)
@@ -42,6 +43,7 @@ class Structure:
     headings: list[tuple[int, str | None]]  # (level, explicit id)
     fences: list[tuple[str, str | None]]  # (language, title)
     directives: list[str]  # ::: identifiers rendered by mkdocstrings
+    admonitions: list[tuple[str, str]]  # (marker, kind) in order, e.g. ("!!!", "failure")
     links: Counter  # relative link targets (path#anchor) and autorefs identifiers
     problems: list[str]  # faults of the page on its own
 
@@ -109,6 +111,7 @@ def structure(path: Path) -> Structure:
         headings=headings,
         fences=[(f.language, f.title) for f in fences],
         directives=DIRECTIVE.findall(prose),
+        admonitions=[(m.group("marker"), m.group("kind")) for m in ADMONITION.finditer(prose)],
         links=links,
         problems=problems,
     )
@@ -127,7 +130,7 @@ def edition_drift(chinese: Path, english: Path) -> list[str]:
         return [f"{english.name}: no Chinese edition {chinese.name}"]
     zh, en = structure(chinese), structure(english)
     drift = zh.problems + en.problems
-    for what in ("headings", "fences", "directives"):
+    for what in ("headings", "fences", "directives", "admonitions"):
         left, right = getattr(zh, what), getattr(en, what)
         if left != right:
             diff = difflib.unified_diff(_listing(left), _listing(right), "zh", "en", lineterm="", n=1)
@@ -199,6 +202,12 @@ x = 1
 {}
 ```
 
+!!! failure "故意出错的例子"
+
+    ```python
+    y = 2
+    ```
+
 ::: harnessbook.context_packet.Candidate.kind
 """
 
@@ -224,6 +233,12 @@ x = 1
 {}
 ```
 
+!!! failure "Fails on purpose"
+
+    ```python
+    y = 2
+    ```
+
 ::: harnessbook.context_packet.Candidate.kind
 """
 
@@ -241,6 +256,8 @@ DRIFTS = {
     "en-md-link": (("../rules.md#", "../rules.en.md#"), ".en.md file"),
     "autoref": (("][harnessbook.build_context_packet]", "][harnessbook.validate_request]"), "link targets differ"),
     "directive": (("Candidate.kind", "Candidate.source"), "directives differ"),
+    "admonition-kind": (('!!! failure "Fails', '!!! note "Fails'), "admonitions differ"),
+    "admonition-missing": (('!!! failure "Fails on purpose"\n\n    ```python', '```python'), "admonitions differ"),
     "no-description": (("description: One sentence.\n", "title: x\n"), "description"),
 }
 
