@@ -563,6 +563,29 @@ def content_labels(text: str) -> list[str]:
     return [html.unescape(f).strip() for f in found if f.strip()]
 
 
+def nav_section_titles(items) -> list[str]:
+    titles = []
+    for item in items:
+        if isinstance(item, dict):
+            for title, value in item.items():
+                if isinstance(value, list):
+                    titles.append(title)
+                    titles += nav_section_titles(value)
+                elif HAN.search(title):
+                    titles.append(title)  # a page titled in the nav, e.g. 首页
+    return titles
+
+
+def test_every_chinese_nav_title_has_an_english_translation():
+    config = mkdocs_config()
+    i18n = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
+    english = next(language for language in i18n["languages"] if language["locale"] == "en")
+    translations = english.get("nav_translations", {})
+    untranslated = [t for t in nav_section_titles(config.get("nav", [])) if HAN.search(t) and t not in translations]
+    assert not untranslated, f"nav titles without an English translation: {untranslated}"
+    assert all(not HAN.search(value) for value in translations.values())
+
+
 def test_english_chrome_has_no_chinese(built_site):
     site = built_site.path
     problems = []
