@@ -19,7 +19,7 @@ from harnessbook import InvalidRequestError, build_context_packet, load_schema
 from harnessbook.context_packet import FRESHNESSES, KINDS, RELEVANCES
 
 CI = settings(
-    max_examples=150,
+    max_examples=100,
     deadline=None,
     derandomize=True,
     database=None,
