@@ -863,7 +863,7 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
         InvalidRequestError: If the request breaks the contract; ``problems`` lists every
             problem with its JSON path.
 
-    Example:
+    Examples:
         >>> from harnessbook import build_context_packet, demo_request
         >>> result = build_context_packet(demo_request())
         >>> result["state"], result["phase"]
