@@ -212,6 +212,18 @@ def chromium_executable() -> str:
 
 
 @pytest.fixture(scope="session")
+def chromium_flags() -> list[str]:
+    """The command-line flags every Chromium here is started with (Lighthouse's too)."""
+    return list(CHROMIUM_ARGS)
+
+
+@pytest.fixture(scope="session")
+def tools_dir() -> Path:
+    """``tools/``: the npm tools (``npm ci --prefix tools``)."""
+    return TOOLS
+
+
+@pytest.fixture(scope="session")
 def playwright_driver() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 

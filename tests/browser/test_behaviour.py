@@ -1,0 +1,171 @@
+"""What a reader does across the site: search, the dark-mode toggle, the code copy button.
+
+Each test drives the page the way a reader would (click, type, read), in a fresh context.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+BUDGET_PAGE = "reference/request/budgetUnits/"
+
+
+def goto(page, url: str) -> None:
+    """Open ``url`` and let it settle (search worker, index), so that nothing is cut off."""
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+
+
+def type_like_a_reader(page, box, term: str) -> None:
+    """Type ``term`` into ``box``: Latin text key by key; Chinese through an input method.
+
+    A reader types 预算 with an IME: the pinyin is composed, then committed with the space
+    key, whose release (keyup) is what Material's search box listens for. Chromium's
+    DevTools protocol drives the same composition here.
+    """
+    if term.isascii():
+        box.press_sequentially(term, delay=60)
+        return
+    cdp = page.context.new_cdp_session(page)
+    for char in term:
+        cdp.send("Input.imeSetComposition", {"text": "pinyin", "selectionStart": 6, "selectionEnd": 6})
+        page.wait_for_timeout(40)
+        cdp.send("Input.insertText", {"text": char})  # the IME commits the character
+        page.keyboard.up("Space")
+        page.wait_for_timeout(60)
+    cdp.detach()
+
+
+def search(page, site_url: str, edition_root: str, term: str) -> list[str]:
+    """Open the edition's home, click into the search box, type ``term``, read the hits."""
+    goto(page, urljoin(site_url, edition_root))
+    box = page.locator("input.md-search__input")
+    box.click()
+    type_like_a_reader(page, box, term)
+    assert box.input_value() == term
+    hits = page.locator(".md-search-result__list a.md-search-result__link")
+    hits.first.wait_for(state="visible", timeout=15_000)
+    page.wait_for_timeout(300)  # the list is re-rendered while the last keys arrive
+    paths: list[str] = []  # each page once, in the order of the hits
+    for href in hits.evaluate_all("links => links.map(a => a.href)"):
+        if urlsplit(href).path not in paths:
+            paths.append(urlsplit(href).path)
+    return paths
+
+
+@pytest.mark.parametrize(
+    ("edition_root", "term", "expected"),
+    [
+        ("", "预算", BUDGET_PAGE),
+        ("en/", "budget", "en/" + BUDGET_PAGE),
+    ],
+    ids=["zh-预算", "en-budget"],
+)
+def test_search_finds_the_budget_pages_in_the_readers_edition(
+    new_page, site_url: str, edition_root: str, term: str, expected: str
+) -> None:
+    page, log = new_page()
+    paths = search(page, site_url, edition_root, term)
+    print(f"\nsearch {term!r} in /{edition_root}: {paths}")
+    base = urlsplit(site_url).path
+    assert base + expected in paths, f"{expected} not among the hits for {term!r}: {paths}"
+    if edition_root:
+        wrong = [p for p in paths if not p.startswith(base + edition_root)]
+    else:
+        wrong = [p for p in paths if p.startswith(base + "en/")]
+    assert wrong == [], f"hits from the other edition: {wrong}"
+    assert log.problems() == []
+
+
+def scheme(page) -> str:
+    return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+
+
+def background(page) -> str:
+    return page.evaluate("getComputedStyle(document.body).backgroundColor")
+
+
+def toggle_palette(page) -> None:
+    page.locator('form[data-md-component="palette"] label:not([hidden])').click()
+
+
+def test_dark_mode_toggle_works_and_persists_across_pages(new_page, site_url: str) -> None:
+    page, log = new_page(color_scheme="light")
+    goto(page, site_url)
+    assert scheme(page) == "default"
+    light_bg = background(page)
+
+    toggle_palette(page)
+    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    dark_bg = background(page)
+    assert dark_bg != light_bg, "the toggle changed the attribute but not the page's colours"
+
+    # A reader follows the "next" link and then opens the field reference: still dark.
+    page.locator("a.md-footer__link--next").click()
+    page.wait_for_load_state("networkidle")
+    assert urlsplit(page.url).path != urlsplit(site_url).path
+    assert scheme(page) == "slate"
+    assert background(page) == dark_bg
+    goto(page, urljoin(site_url, BUDGET_PAGE))
+    assert scheme(page) == "slate"
+
+    # And back to light, which sticks as well.
+    toggle_palette(page)
+    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'")
+    goto(page, site_url)
+    assert scheme(page) == "default"
+    assert background(page) == light_bg
+    assert log.problems() == []
+
+
+def test_dark_mode_follows_the_system_preference(new_page, site_url: str) -> None:
+    page, log = new_page(color_scheme="dark")
+    for root in ("", "en/"):
+        goto(page, urljoin(site_url, root))
+        assert scheme(page) == "slate", root
+    assert log.problems() == []
+
+
+@pytest.mark.parametrize("edition_root", ["", "en/"], ids=["zh", "en"])
+def test_code_copy_button_copies_the_block(new_page, site_url: str, edition_root: str) -> None:
+    page, log = new_page(permissions=["clipboard-read", "clipboard-write"])
+    goto(page, urljoin(site_url, edition_root))
+    block = page.locator("div.highlight:has(button.md-code__button[data-md-type=copy])").first
+    block.scroll_into_view_if_needed()
+    expected = block.locator("pre > code").inner_text()
+    assert expected.strip(), "the first code block is empty"
+    page.evaluate("navigator.clipboard.writeText('clipboard before the click')")
+
+    block.hover()  # the button shows on hover, as for a reader with a mouse
+    block.locator("button.md-code__button[data-md-type=copy]").click()
+    page.wait_for_function("navigator.clipboard.readText().then(t => t !== 'clipboard before the click')")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.rstrip("\n") == expected.rstrip("\n")
+    # Material confirms the copy in its dialog, in the page's language.
+    dialog = page.locator(".md-dialog__inner")
+    dialog.wait_for(state="visible")
+    print(f"\ncopied {len(copied)} characters on /{edition_root}; the page said {dialog.inner_text()!r}")
+    assert log.problems() == []
+
+
+@pytest.mark.parametrize("edition_root", ["", "en/"], ids=["zh", "en"])
+def test_dark_mode_pages_pass_axe_too(new_page, site_url: str, axe_source: str, edition_root: str) -> None:
+    """Contrast in the dark scheme: the home, a chapter and a field page, with axe-core."""
+    page, log = new_page(color_scheme="dark")
+    found = []
+    for rel in ("", "chapters/06-context-packet/", "reference/request/candidates/kind/"):
+        goto(page, urljoin(site_url, edition_root + rel))
+        assert scheme(page) == "slate"
+        page.add_script_tag(content=axe_source)
+        violations = page.evaluate(
+            """async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+                 .map(v => `${v.id} (${v.impact}): ` + v.nodes.slice(0, 5).map(n => n.target.join(' ')
+                 + ' ' + (n.failureSummary || '').replace(/\\s+/g, ' ').slice(0, 200)).join(' | '))"""
+        )
+        found += [f"/{edition_root}{rel}: {v}" for v in violations]
+    assert found == [], "\n".join(found)
+    assert log.problems() == []
