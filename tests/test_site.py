@@ -600,6 +600,10 @@ def test_english_chrome_has_no_chinese(built_site):
         for label in labels(chrome(text)) + content_labels(text):
             if HAN.search(label):
                 problems.append(f"{name}: {label!r}")
+        # Labels the scripts write (copy button, search results) come from __config.
+        for key, value in material_config(page)["translations"].items():
+            if HAN.search(value):
+                problems.append(f"{name}: script label {key} = {value!r}")
     assert not problems, "Chinese in the English edition's interface:\n" + "\n".join(sorted(set(problems))[:60])
 
 
@@ -619,6 +623,10 @@ def test_chinese_chrome_is_chinese(built_site):
         )
         if placeholder is None or not HAN.search(placeholder.group(1)):
             problems.append(f"{name}: search placeholder is not Chinese")
+        for key in ("clipboard.copy", "clipboard.copied", "search.result.placeholder", "search.result.none"):
+            value = material_config(page)["translations"].get(key, "")
+            if not HAN.search(value):
+                problems.append(f"{name}: script label {key} = {value!r} is not Chinese")
     assert not problems, "English interface words in the Chinese edition:\n" + "\n".join(sorted(set(problems))[:60])
 
 
