@@ -141,8 +141,11 @@ def field_page_problems(path: Path, field: Field) -> list[str]:
     elif present != SECTIONS:
         problems.append(f"{name}: sections out of order {present}, expected {SECTIONS}")
     before_rules = text.split("{#rules}", 1)[0]
-    if len(TABLE_ROW.findall(before_rules)) < 3:
+    table = TABLE_ROW.findall(before_rules)
+    if len(table) < 3:
         problems.append(f"{name}: no facts table before the {{#rules}} section")
+    elif field.key not in "".join(table):
+        problems.append(f"{name}: the facts table does not give the JSON path of {field.key}")
     errors = section(text, "errors")
     errors_fences = scan_fences(errors)
     if field.kind == "request":
@@ -240,6 +243,7 @@ BROKEN_FIELD_PAGES = {
     "used-in": (("interface.md#candidates", "interface.md"), "links to no chapter section"),
     "docstring": (("Candidate.kind\n", "Candidate.source\n"), "must render ::: harnessbook.context_packet.Candidate.kind"),
     "table": (("| JSON path | `candidates[].kind` |\n", ""), "no facts table"),
+    "json-path": (("`candidates[].kind`", "`candidates[]`"), "does not give the JSON path"),
 }
 
 
