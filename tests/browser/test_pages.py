@@ -17,6 +17,8 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
+ROOT = Path(__file__).resolve().parents[2]
+
 # Everything in the page that is a link a reader (or a crawler) can follow.
 COLLECT_JS = """() => {
   const links = [];
@@ -36,7 +38,10 @@ COLLECT_JS = """() => {
   document.querySelectorAll('link[rel="prev"], link[rel="next"]').forEach(l => add(l, 'head ' + l.rel));
   const ids = [...document.querySelectorAll('[id]')].map(e => e.id);
   const names = [...document.querySelectorAll('a[name]')].map(e => e.getAttribute('name'));
-  return {links, ids: ids.concat(names), lang: document.documentElement.lang, title: document.title};
+  const meta = document.querySelector('meta[name="description"]');
+  const h1 = document.querySelector('.md-content h1');
+  return {links, ids: ids.concat(names), lang: document.documentElement.lang, title: document.title,
+          description: meta ? meta.content : null, h1: h1 ? h1.textContent.trim() : null};
 }"""
 
 AXE_JS = """async () => {
@@ -57,15 +62,17 @@ class Visit:
     ids: set[str] = field(default_factory=set)
     lang: str = ""
     title: str = ""
+    description: str | None = None
+    h1: str | None = None
     violations: list[dict] = field(default_factory=list)
 
 
 def html_pages(root: Path) -> list[str]:
-    """Site-relative URLs of every page: each HTML file except 404.html and the theme's assets."""
+    """Site-relative URLs of every page: each HTML file except the 404 pages and the assets."""
     pages = []
     for path in sorted(root.rglob("*.html")):
         rel = path.relative_to(root).as_posix()
-        if rel == "404.html" or rel.startswith("assets/"):
+        if rel.endswith("404.html") or rel.startswith("assets/"):  # one 404 page per edition
             continue
         pages.append(rel[: -len("index.html")] if rel.endswith("index.html") else rel)
     return pages
@@ -115,6 +122,8 @@ def visits(browser, site_url: str, pages: list[str], axe_source: str, page_logge
             visit.ids = set(collected["ids"])
             visit.lang = collected["lang"]
             visit.title = collected["title"]
+            visit.description = collected["description"]
+            visit.h1 = collected["h1"]
             page.add_script_tag(content=axe_source)
             visit.violations = page.evaluate(AXE_JS)
             visit.problems = log.problems()
@@ -172,6 +181,28 @@ def test_every_page_declares_its_language_and_title(visits: dict[str, Visit]) ->
     wrong = {rel: (v.lang, v.title) for rel, v in visits.items()
              if v.lang != edition_of(rel) or not v.title.strip()}
     assert wrong == {}
+
+
+def test_every_page_has_its_own_meta_description(visits: dict[str, Visit]) -> None:
+    """The front matter's ``description`` becomes the meta description (Lighthouse SEO).
+
+    A page whose front matter did not parse falls back to the site-wide description, and its
+    ``description:`` line shows up as the first heading instead.
+    """
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    site_wide = {
+        m.strip().strip('"').strip("'")
+        for m in re.findall(r"(?m)^\s*site_description:\s*(.+)$", config)
+    }
+    wrong = {}
+    for rel, v in visits.items():
+        if not v.description or not v.description.strip():
+            wrong[rel or "/"] = "no meta description"
+        elif v.description.strip() in site_wide:
+            wrong[rel or "/"] = f"the site-wide description, not the page's: first heading {v.h1!r}"
+        elif v.h1 and v.h1.lower().startswith("description:"):
+            wrong[rel or "/"] = f"front matter rendered as a heading: {v.h1!r}"
+    assert wrong == {}, "\n".join(f"{k}: {w}" for k, w in wrong.items())
 
 
 def test_every_in_site_link_and_anchor_resolves(
