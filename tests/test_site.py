@@ -515,6 +515,23 @@ def test_material_features(built_site, edition: str):
     assert sum(1 for _, nxt in footers if not nxt) == 1, "exactly one page (the last) has no 'next' link"
 
 
+@pytest.mark.parametrize("edition", ["zh", "en"])
+def test_language_switcher_lands_on_the_same_page(built_site, edition: str):
+    site = built_site.path
+    other = "en" if edition == "zh" else "zh"
+    wrong = []
+    for page in content_pages(site, edition):
+        here = page_url(site, page)
+        path = urlparse(here).path
+        expected = f"https://{SITE_HOST}" + (f"/en{path}" if other == "en" else path[len("/en") :])
+        link = re.search(rf'<a href="([^"]*)" hreflang="{other}" class="md-select__link"', page.read_text(encoding="utf-8"))
+        if link is None:
+            wrong.append(f"{page.relative_to(site)}: no switcher link to the {other} edition")
+        elif urljoin(here, link.group(1)) != expected:
+            wrong.append(f"{page.relative_to(site)}: switcher goes to {urljoin(here, link.group(1))}, not {expected}")
+    assert not wrong, "\n".join(wrong[:30])
+
+
 def test_palette_toggle_has_both_schemes():
     palette = mkdocs_config()["theme"]["palette"]
     assert {p["scheme"] for p in palette} == {"default", "slate"}
