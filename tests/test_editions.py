@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from test_docs_fences import scan_fences
 
@@ -64,7 +65,13 @@ def structure(path: Path) -> Structure:
     problems: list[str] = []
 
     front = FRONT_MATTER.match(text)
-    if front is None or not re.search(r"^description:[ \t]*\S", front.group("body"), re.MULTILINE):
+    try:
+        meta = yaml.safe_load(front.group("body")) if front else None
+    except yaml.YAMLError as error:
+        meta = None
+        problems.append(f"{name}: front matter is not valid YAML: {str(error).splitlines()[0]}")
+    description = meta.get("description") if isinstance(meta, dict) else None
+    if not isinstance(description, str) or not description.strip():
         problems.append(f"{name}: no front matter with a one-sentence description:")
     body_start = front.end() if front else 0
 
@@ -258,6 +265,7 @@ DRIFTS = {
     "directive": (("Candidate.kind", "Candidate.source"), "directives differ"),
     "admonition-kind": (('!!! failure "Fails', '!!! note "Fails'), "admonitions differ"),
     "admonition-missing": (('!!! failure "Fails on purpose"\n\n    ```python', '```python'), "admonitions differ"),
+    "bad-yaml": (("description: One sentence.", "description: One: sentence."), "not valid YAML"),
     "no-description": (("description: One sentence.\n", "title: x\n"), "description"),
 }
 
