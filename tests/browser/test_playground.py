@@ -10,9 +10,9 @@ wrong type, a runtime that does not load in time; keyboard use, labels and axe.
 
 from __future__ import annotations
 
+import html
 import json
 import re
-import textwrap
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -191,34 +191,45 @@ def test_examples_exist():
     assert EXAMPLE_PAGES, "no page has a request.json example"
 
 
+RENDERED_REQUEST = re.compile(r'<span class="filename">request\.json</span><pre[^>]*>(?P<code>.*?)</pre>', re.DOTALL)
+
+
+def rendered_requests(site_root: Path, url: str) -> list[str]:
+    """The request.json code blocks of a built page, as text (what a reader sees and copies)."""
+    text = (site_root / url / "index.html").read_text(encoding="utf-8")
+    return [html.unescape(re.sub(r"<[^>]+>", "", m.group("code"))) for m in RENDERED_REQUEST.finditer(text)]
+
+
 @pytest.mark.parametrize("markdown", EXAMPLE_PAGES, ids=[p.relative_to(DOCS).as_posix() for p in EXAMPLE_PAGES])
-def test_every_example_gives_cpythons_result(new_page, site_url, markdown: Path):
+def test_every_example_gives_cpythons_result(new_page, site_server, site_url, markdown: Path):
+    url = page_url(markdown)
+    rendered = rendered_requests(Path(site_server.root), url)
     fences = request_fences(markdown)
+    assert len(rendered) == len(fences), f"{url}: {len(fences)} request.json fences, {len(rendered)} rendered"
     page, log = new_page()
-    page.goto(site_url + page_url(markdown))
+    page.goto(site_url + url)
     controls = page.locator(OPEN)
-    assert controls.count() == len(fences), (
-        f"{markdown.name}: {len(fences)} request.json fences, {controls.count()} Run controls on the page"
-    )
+    assert controls.count() == len(rendered), f"{url}: {len(rendered)} request.json blocks, {controls.count()} Run controls"
     started = time.monotonic()
-    for index, fence in enumerate(fences):
-        where = f"{page_url(markdown)} example {index + 1}"
+    for index, (code, fence) in enumerate(zip(rendered, fences)):
+        where = f"{url} example {index + 1}"
         control = controls.nth(index)
         if not control.is_visible():  # e.g. in a collapsed block: a reader would expand it first
             control.evaluate("button => button.click()")
             shown = wait_done(page, index)
         else:
             shown = open_and_run(page, index)
-        # The editor holds the page's request, unchanged.
-        assert json.loads(shown["editor"]) == json.loads(fence), f"{where}: the editor does not hold the page's request"
+        # The editor holds the page's request, exactly as shown.
+        assert shown["editor"] == code.rstrip("\n"), f"{where}: the editor does not hold the shown request"
+        assert json.loads(shown["editor"]) == json.loads(fence), f"{where}: the shown request is not the page's"
         assert_same_as_cpython(shown, shown["editor"], where)
         if index == 0:
             first_run = time.monotonic() - started
-    # One runtime per page: the worker and the wasm were fetched once, whatever the number of examples.
+    # One runtime per page: the wasm was fetched once, whatever the number of examples.
     wasm = [u for u in log.requests if u.endswith("/pyodide.asm.wasm")]
     assert len(wasm) == 1, wasm
     assert log.problems() == [], log.problems()
-    print(f"{page_url(markdown)}: {len(fences)} examples, runtime ready and first result after {first_run:.1f} s")
+    print(f"{url}: {len(rendered)} examples, runtime ready and first result after {first_run:.1f} s")
 
 
 # --------------------------------------------------------------------------- the reader's paths
