@@ -351,3 +351,26 @@ def test_python_dash_m_build_stdin_and_exit_codes(tmp_path):
     schema = python_m("schema", "result")
     assert schema.returncode == 0
     assert json.loads(schema.stdout) == load_schema("result")
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    # `harnessbook build big.json | head -1`: the output is far larger than a pipe's buffer, so
+    # the writer is certainly still writing when the reader closes its end.
+    candidates = [
+        {"id": f"c{i}", "kind": "reference", "source": "s", "capturedAt": "2026-07-15",
+         "relevance": "background", "freshness": "fresh", "sizeUnits": 1, "content": "x" * 200}
+        for i in range(2000)
+    ]
+    request = {**demo_request(), "candidates": candidates, "budgetUnits": 5000}
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harnessbook", "build", str(path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert process.stdout.read(16)
+    process.stdout.close()
+    stderr = process.stderr.read()
+    process.wait(timeout=60)
+    assert stderr == b""
+    assert process.returncode == EXIT_CODES["output_closed"] == 141

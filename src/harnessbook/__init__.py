@@ -1,6 +1,6 @@
 """harnessbook: the code the agent-harness book teaches, chapter by chapter.
 
-Chapter 6, the minimal context packet, lives in :mod:`harnessbook.context_packet`;
+Chapter 6, the minimal context packet, lives in [`harnessbook.context_packet`][harnessbook.context_packet];
 its public names are re-exported here.
 """
 

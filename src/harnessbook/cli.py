@@ -7,12 +7,14 @@ Exit codes (stable, for scripts and CI):
 * 2: the request is invalid (one problem a line on stderr), or the command line is
 * 3: ``refresh_required``
 * 4: ``blocked``
+* 141: the reader closed standard output early (``| head``), as a process killed by SIGPIPE
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from typing import Any, Sequence, TextIO
@@ -28,6 +30,7 @@ EXIT_CODES: dict[str, int] = {
     "invalid_request": 2,
     "refresh_required": 3,
     "blocked": 4,
+    "output_closed": 141,
 }
 """The exit code of each outcome."""
 
@@ -112,7 +115,7 @@ def main(
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:
-    """Run the command line and return its exit code (see :data:`EXIT_CODES`)."""
+    """Run the command line and return its exit code (see [`EXIT_CODES`][harnessbook.cli.EXIT_CODES])."""
     if stdout is None:
         # The output is UTF-8 whatever the locale says: Chinese text is printed, not escaped.
         if hasattr(sys.stdout, "reconfigure"):
@@ -124,12 +127,23 @@ def main(
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # argparse reports usage errors itself, with exit code 2
         return int(exit_.code or 0)
-    if args.command == "demo":
-        return _emit(demo_request(), stdout, stderr)
-    if args.command == "schema":
-        _dump(load_schema(args.name), stdout)
-        return 0
-    return _build(args, stdin, stdout, stderr)
+    try:
+        if args.command == "demo":
+            code = _emit(demo_request(), stdout, stderr)
+        elif args.command == "schema":
+            _dump(load_schema(args.name), stdout)
+            code = 0
+        else:
+            code = _build(args, stdin, stdout, stderr)
+        stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped early (`harnessbook demo | head -3`): not a failure to report
+        # with a traceback. Point stdout at /dev/null so the interpreter's final flush is quiet.
+        if stdout is sys.stdout:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_CODES["output_closed"]
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,7 +1,7 @@
 """The minimal context packet of chapter 6: ``build_context_packet``.
 
 A harness has a failing test, a related diff, an old history summary and a huge
-log in hand at once. :func:`build_context_packet` turns a task anchor, an
+log in hand at once. [`build_context_packet`][harnessbook.context_packet.build_context_packet] turns a task anchor, an
 abstract budget and those candidate items into an inspectable packet: what is
 selected in full, what becomes a pointer, what is excluded and why, what is
 unknown, what needs refreshing, and one evidence record per decision.
@@ -12,15 +12,16 @@ plain JSON-shaped dicts that share no mutable object with the request. Budget
 units are the book's abstract capacity units, not tokens, characters or cost.
 
 Every rule is a small function named after it, in the order the chapter gives:
-:func:`validate_request`, :func:`provenance_gate`, :func:`processing_order`,
-:func:`expiry`, :func:`conflict`, :func:`budget_fit`, :func:`pointer` and
-:func:`over_budget`.
+[`validate_request`][harnessbook.context_packet.validate_request], [`provenance_gate`][harnessbook.context_packet.provenance_gate], [`processing_order`][harnessbook.context_packet.processing_order],
+[`expiry`][harnessbook.context_packet.expiry], [`conflict`][harnessbook.context_packet.conflict], [`budget_fit`][harnessbook.context_packet.budget_fit], [`pointer`][harnessbook.context_packet.pointer] and
+[`over_budget`][harnessbook.context_packet.over_budget].
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import difflib
+import functools
 import json
 import re
 from typing import Any, Literal, NotRequired, TypedDict
@@ -140,7 +141,7 @@ class Candidate(TypedDict):
 
 
 class ContextPacketRequest(TypedDict):
-    """The argument of :func:`build_context_packet`."""
+    """The argument of [`build_context_packet`][harnessbook.context_packet.build_context_packet]."""
 
     taskAnchor: TaskAnchor
     """Fixes the current goal, stop condition and verification target."""
@@ -289,7 +290,7 @@ class EvidenceItem(TypedDict):
     decision: Literal["selected", "pointer", "excluded", "blocked", "not_assessed"]
     """What happened to the candidate."""
     rule: Literal["provenance_gate", "expiry", "conflict", "budget_fit", "pointer", "over_budget"]
-    """The stable code of the rule that decided (see :data:`RULES`)."""
+    """The stable code of the rule that decided (see [`RULES`][harnessbook.context_packet.RULES])."""
     sizeUnits: int
     """The candidate's size."""
     remainingBefore: int
@@ -299,7 +300,7 @@ class EvidenceItem(TypedDict):
 
 
 class ContextPacketResult(TypedDict):
-    """What :func:`build_context_packet` returns. Every key is always present."""
+    """What [`build_context_packet`][harnessbook.context_packet.build_context_packet] returns. Every key is always present."""
 
     state: Literal["ready", "blocked", "refresh_required"]
     """``blocked`` when provenance is missing; ``refresh_required`` when anything needs
@@ -473,6 +474,7 @@ def _check_enum(obj: dict, key: str, allowed: frozenset[str], names: tuple[str, 
         problems.append(f"{where}: must be one of {', '.join(names)}; {_got(value)}")
 
 
+@functools.lru_cache(maxsize=4096)
 def _valid_timestamp(text: str) -> bool:
     """RFC 3339 full-date or date-time with a time zone (JSON Schema's date / date-time)."""
     match = _DATE_TIME.match(text) or _FULL_DATE.match(text)
@@ -493,6 +495,18 @@ def _valid_timestamp(text: str) -> bool:
     return True
 
 
+def _timestamp_problem(text: str) -> str:
+    """Why a non-blank capturedAt is refused, in words a reader can act on."""
+    if text != text.strip() and _valid_timestamp(text.strip()):
+        return "must be an RFC 3339 date or date-time without surrounding whitespace"
+    if _DATE_TIME.match(text) or _FULL_DATE.match(text):
+        return "has the RFC 3339 shape but is not a real calendar date or time of day"
+    return (
+        "must be an RFC 3339 date (2026-07-15) or date-time with a time zone "
+        "(2026-07-15T09:30:00Z)"
+    )
+
+
 def _check_candidate(candidate: object, path: str, problems: list[str]) -> None:
     if not isinstance(candidate, dict):
         problems.append(f"{path}: a candidate must be an object, {_got(candidate)}")
@@ -508,10 +522,7 @@ def _check_candidate(candidate: object, path: str, problems: list[str]) -> None:
             problems.append(f"{_child(path, key)}: must be a string or null, {_got(value)}")
     captured = candidate.get("capturedAt")
     if isinstance(captured, str) and captured.strip() and not _valid_timestamp(captured):
-        problems.append(
-            f"{path}.capturedAt: must be an RFC 3339 date (2026-07-15) or date-time with a "
-            f"time zone (2026-07-15T09:30:00Z); got {_shown(captured)}"
-        )
+        problems.append(f"{path}.capturedAt: {_timestamp_problem(captured)}, {_got(captured)}")
     _check_enum(candidate, "relevance", _RELEVANCE_SET, RELEVANCES, path, problems)
     _check_enum(candidate, "freshness", _FRESHNESS_SET, FRESHNESSES, path, problems)
     if "sizeUnits" not in candidate:
@@ -536,7 +547,7 @@ def _check_conflicts_shape(candidate: dict, path: str, problems: list[str]) -> N
     if candidate.get("kind") != "history-summary":
         problems.append(
             f"{where}: only a history-summary may declare conflicts; this candidate's kind is "
-            f"{_shown(candidate.get('kind'))}"
+            + (_shown(candidate["kind"]) if "kind" in candidate else "missing")
         )
     if isinstance(value, str):
         targets = [value]
@@ -563,6 +574,8 @@ def _conflict_targets(candidate: dict) -> list[str]:
 
 def validate_request(request: object) -> None:
     """Rule 0, validate: check a request against the contract, reporting every problem.
+
+    Chapter: [rule 0, validate][validate] on the rules page.
 
     See the chapter section "Deterministic selection rules", rule 1, and the field
     reference for what each key accepts.
@@ -608,20 +621,84 @@ def validate_request(request: object) -> None:
         raise InvalidRequestError(problems)
 
 
+def _is_clean_candidate(candidate: object) -> bool:
+    """The common case, checked fast: a candidate that is certainly valid on its own.
+
+    Anything unusual (a subclass, a problem, an odd conflict list) returns False and takes
+    the detailed walk of `_check_candidate`, which words the problems. This is only a
+    shortcut: on every candidate it accepts, the detailed walk finds nothing either.
+    """
+    if type(candidate) is not dict or not candidate.keys() <= _CANDIDATE_KEY_SET:
+        return False
+    get = candidate.get
+    cid = get("id")
+    kind = get("kind")
+    relevance = get("relevance")
+    freshness = get("freshness")
+    size = get("sizeUnits")
+    if (
+        type(cid) is not str
+        or not cid.strip()
+        or type(kind) is not str
+        or kind not in _KIND_SET
+        or type(relevance) is not str
+        or relevance not in _RELEVANCE_SET
+        or type(freshness) is not str
+        or freshness not in _FRESHNESS_SET
+        or type(size) is not int
+        or size < 0
+        or type(get("content")) is not str
+    ):
+        return False
+    source = get("source")
+    if source is not None and type(source) is not str:
+        return False
+    captured = get("capturedAt")
+    if captured is not None and (
+        type(captured) is not str or (captured.strip() and not _valid_timestamp(captured))
+    ):
+        return False
+    if "reference" in candidate and type(candidate["reference"]) is not str:
+        return False
+    if "conflictsWith" in candidate:
+        targets = candidate["conflictsWith"]
+        if kind != "history-summary":
+            return False
+        if type(targets) is str:
+            return bool(targets.strip())
+        if type(targets) is not list:
+            return False
+        for target in targets:
+            if type(target) is not str or not target.strip():
+                return False
+        return len(set(targets)) == len(targets)
+    return True
+
+
 def _check_candidates(candidates: list, problems: list[str]) -> None:
     first_use: dict[str, int] = {}
+    declares_conflicts = False
     for index, candidate in enumerate(candidates):
-        path = f"$.candidates[{index}]"
-        _check_candidate(candidate, path, problems)
-        if isinstance(candidate, dict):
+        if _is_clean_candidate(candidate):
+            cid = candidate["id"]
+            declares_conflicts = declares_conflicts or "conflictsWith" in candidate
+        else:
+            path = f"$.candidates[{index}]"
+            _check_candidate(candidate, path, problems)
+            if not isinstance(candidate, dict):
+                continue
+            declares_conflicts = declares_conflicts or "conflictsWith" in candidate
             cid = candidate.get("id")
-            if isinstance(cid, str) and cid.strip():
-                if cid in first_use:
-                    problems.append(
-                        f"{path}.id: repeats id {_shown(cid)} of $.candidates[{first_use[cid]}]"
-                    )
-                else:
-                    first_use[cid] = index
+            if not (isinstance(cid, str) and cid.strip()):
+                continue
+        if cid in first_use:
+            problems.append(
+                f"$.candidates[{index}].id: repeats id {_shown(cid)} of $.candidates[{first_use[cid]}]"
+            )
+        else:
+            first_use[cid] = index
+    if not declares_conflicts:
+        return
     # Cross-field: a conflict must name another candidate of this request.
     for index, candidate in enumerate(candidates):
         if not (isinstance(candidate, dict) and "conflictsWith" in candidate):
@@ -647,6 +724,8 @@ def _check_candidates(candidates: list, problems: list[str]) -> None:
 def provenance_gate(candidates: list[Candidate]) -> list[UnknownItem]:
     """Rule 1, provenance gate: list every candidate whose ``source`` or ``capturedAt`` is missing.
 
+    Chapter: [rule 1, provenance gate][provenance-gate] on the rules page.
+
     A claim without provenance must not slip silently into the packet, so any entry here
     blocks assembly (``blocked`` / ``missing_provenance``).
 
@@ -659,9 +738,13 @@ def provenance_gate(candidates: list[Candidate]) -> list[UnknownItem]:
     """
     unknowns: list[UnknownItem] = []
     for candidate in candidates:
+        source = candidate.get("source")
+        captured = candidate.get("capturedAt")
+        # Validated values are str or None; a str is blank when empty or all whitespace.
+        if source and captured and not source.isspace() and not captured.isspace():
+            continue
         missing = [key for key in ("source", "capturedAt") if _is_blank(candidate.get(key))]
-        if missing:
-            unknowns.append({"id": candidate["id"], "missing": missing})
+        unknowns.append({"id": candidate["id"], "missing": missing})
     return unknowns
 
 
@@ -672,6 +755,8 @@ def provenance_gate(candidates: list[Candidate]) -> list[UnknownItem]:
 
 def processing_order(candidates: list[Candidate]) -> list[Candidate]:
     """Rule 2, order: constraint and direct-evidence first, then history-summary, then reference.
+
+    Chapter: [rule 2, processing order][processing-order] on the rules page.
 
     The sort is stable, so candidates of one tier keep their input order. The priority is
     the book's teaching convention, not a claim about what models need.
@@ -691,6 +776,8 @@ def _is_current_direct_evidence(candidate: Candidate) -> bool:
 def expiry(candidate: Candidate) -> tuple[ExcludedItem, RefreshItem | None] | None:
     """Rule 3, expiry: an expired candidate is excluded; expired current direct evidence also
     asks for a refresh, so an old log is never written down as the current fact.
+
+    Chapter: [rule 3, expiry][expiry] on the rules page.
 
     Returns:
         ``None`` if the candidate is fresh, else its ``excluded`` entry and its ``refresh``
@@ -715,6 +802,8 @@ def conflict(
 ) -> tuple[ExcludedItem, RefreshItem] | None:
     """Rule 4, conflict: a history summary that contradicts fresh current direct evidence is
     excluded and a refresh is requested, recording both sides' sources.
+
+    Chapter: [rule 4, conflict][conflict] on the rules page.
 
     The builder does not decide which side is true; it only refuses to let the old summary
     displace the new evidence.
@@ -749,19 +838,24 @@ def conflict(
     return excluded, refresh
 
 
+_POINTER_KEYS = tuple(key for key in _CANDIDATE_KEYS if key != "content")
+
+
 def _copy(candidate: Candidate, *, with_content: bool) -> dict[str, Any]:
     # Canonical key order, so the output does not depend on the request's key order;
-    # conflict lists are copied so the result shares no mutable object with the request.
-    item: dict[str, Any] = {}
-    for key in _CANDIDATE_KEYS:
-        if key in candidate and (with_content or key != "content"):
-            value = candidate[key]
-            item[key] = list(value) if isinstance(value, list) else value
+    # a conflict list is copied so the result shares no mutable object with the request.
+    keys = _CANDIDATE_KEYS if with_content else _POINTER_KEYS
+    item: dict[str, Any] = {key: candidate[key] for key in keys if key in candidate}
+    targets = item.get("conflictsWith")
+    if isinstance(targets, list):
+        item["conflictsWith"] = list(targets)
     return item
 
 
 def budget_fit(candidate: Candidate, remaining: int) -> SelectedItem | None:
     """Rule 5, budget fit: a candidate that fits the remaining budget is selected in full.
+
+    Chapter: [rule 5, budget fit][budget-fit] on the rules page.
 
     First fit: a later, smaller candidate can still fit after a larger one did not.
 
@@ -775,6 +869,8 @@ def budget_fit(candidate: Candidate, remaining: int) -> SelectedItem | None:
 
 def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
     """Rule 6, pointer: a candidate over budget with a non-blank ``reference`` becomes a pointer.
+
+    Chapter: [rule 6, pointer][pointer] on the rules page.
 
     The pointer records where the item lives and what loading it would take; the builder
     never reads the reference.
@@ -792,7 +888,10 @@ def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
 
 def over_budget(candidate: Candidate, remaining: int) -> ExcludedItem:
     """Rule 7, over budget: a candidate that neither fits nor can be pointed to is excluded,
-    with the units it required and the units that were available."""
+    with the units it required and the units that were available.
+
+    Chapter: [rule 7, over budget][over-budget] on the rules page.
+    """
     return {
         "id": candidate["id"],
         "kind": candidate["kind"],
@@ -850,12 +949,15 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
     the result shares no mutable object with it. The same request always gives an equal
     result.
 
+    Chapter: [the output contract][output-contract], and [a walkthrough][walkthrough] of
+    every rule on one request.
+
     Args:
         request: A JSON-shaped dict with ``taskAnchor``, ``budgetUnits`` and
-            ``candidates`` (see :class:`ContextPacketRequest`).
+            ``candidates`` (see [`ContextPacketRequest`][harnessbook.context_packet.ContextPacketRequest]).
 
     Returns:
-        A :class:`ContextPacketResult`: ``state``, ``phase``, ``packet``, ``excluded``,
+        A [`ContextPacketResult`][harnessbook.context_packet.ContextPacketResult]: ``state``, ``phase``, ``packet``, ``excluded``,
         ``unknowns``, ``refresh`` and ``evidence``, always all present. Never a
         concatenated string.
 

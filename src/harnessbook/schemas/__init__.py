@@ -1,7 +1,7 @@
 """The JSON Schemas (draft 2020-12) of the context packet request and result.
 
-The files ship inside the package; :func:`load_schema` reads them with
-:mod:`importlib.resources`, so they work from a wheel, a source tree or Pyodide.
+The files ship inside the package; [`load_schema`][harnessbook.schemas.load_schema] reads them with
+`importlib.resources`, so they work from a wheel, a source tree or Pyodide.
 """
 
 from __future__ import annotations
