@@ -368,6 +368,25 @@ def test_wasm_served_with_the_wrong_type_gives_a_clear_message(new_page, site_ur
     assert log.foreign == []
 
 
+@pytest.mark.parametrize("module", ["worker.mjs", "pyodide.mjs"])
+def test_module_served_with_the_wrong_type_gives_a_clear_message(new_page, site_url, module):
+    page, log = new_page()
+
+    def wrong_type(route):
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-type": "application/octet-stream"})
+
+    page.route(f"**/{module}", wrong_type)
+    page.goto(site_url + page_url(example_page()))
+    shown = open_and_run(page, 0, timeout=30_000)
+    assert shown["statusKind"] == "failed" and shown["reason"] == "module", shown
+    assert "text/javascript" in shown["status"]
+    assert urlsplit(panel_of(page, 0).locator("[data-playground-status] a").get_attribute("href")).path.endswith(
+        "/howto/playground-hosting/"
+    )
+    assert log.foreign == []
+
+
 def test_runtime_that_does_not_load_in_time_gives_a_clear_message_then_retry_works(new_page, site_url):
     page, log = new_page()
     page.add_init_script("window.harnessbookPlayground = {timeoutMs: 2000}")
@@ -446,6 +465,8 @@ def test_open_playground_is_axe_clean_in_both_colour_schemes(new_page, site_url,
     for scheme in ("default", "slate"):
         # What Material's palette toggle does: switch the scheme attribute the colours hang on.
         page.evaluate("scheme => document.body.setAttribute('data-md-color-scheme', scheme)", scheme)
+        page.mouse.move(0, 0)  # no hover state on a control
+        page.wait_for_timeout(500)  # Material's colour transitions settle
         violations = page.evaluate(
             """async () => {
               const results = await axe.run(

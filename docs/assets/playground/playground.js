@@ -44,6 +44,7 @@
       wasmMime: "无法启动浏览器中的 Python：服务器发送 pyodide.asm.wasm 时用的类型是“{type}”，浏览器要求 application/wasm。网站维护者需要按这一页配置服务器：",
       wasmCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许编译 WebAssembly，script-src 中需要有 'wasm-unsafe-eval'。网站维护者需要按这一页配置服务器：",
       loadFailed: "无法加载浏览器中的 Python：{message}",
+      moduleFailed: "无法启动浏览器中的 Python：脚本模块（.mjs）没有载入，多半是服务器没有以 text/javascript 发送 .mjs 文件。网站维护者需要按这一页配置服务器：",
       hostingPage: "托管在浏览器中运行的例子",
       workerUnsupported: "这个浏览器不支持模块化的 Web Worker，无法在页面中运行例子。",
     },
@@ -73,6 +74,7 @@
       wasmMime: "Python for the browser cannot start: the server sent pyodide.asm.wasm as “{type}”, and browsers require application/wasm. Whoever hosts this site must configure the server as described here:",
       wasmCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow compiling WebAssembly; script-src needs 'wasm-unsafe-eval'. Whoever hosts this site must configure the server as described here:",
       loadFailed: "Python for the browser could not be loaded: {message}",
+      moduleFailed: "Python for the browser cannot start: a script module (.mjs) did not load, most likely because the server does not send .mjs files as text/javascript. Whoever hosts this site must configure the server as described here:",
       hostingPage: "Hosting the in-browser examples",
       workerUnsupported: "This browser does not support module Web Workers, so the examples cannot run in the page.",
     },
@@ -166,6 +168,8 @@
             fail(new LoadError("wasm-mime", format(T.wasmMime, { type: message.contentType }), message));
           } else if (message.reason === "wasm-csp") {
             fail(new LoadError("wasm-csp", T.wasmCsp, message));
+          } else if (message.reason === "module") {
+            fail(new LoadError("module", T.moduleFailed, message));
           } else {
             fail(new LoadError("load", format(T.loadFailed, { message: message.message })));
           }
@@ -179,8 +183,10 @@
         }
       });
       worker.addEventListener("error", function (event) {
+        // The worker script itself did not load or run (a module worker served with a
+        // non-JavaScript type reports no more detail than this).
         event.preventDefault();
-        fail(new LoadError("load", format(T.loadFailed, { message: event.message || "worker.mjs" })));
+        fail(new LoadError("module", T.moduleFailed, { message: event.message || "worker.mjs" }));
       });
       worker.postMessage({
         type: "init",
@@ -294,7 +300,7 @@
           output.replaceChildren();
           output.removeAttribute("data-outcome");
           setStatus(status, error && error.message ? error.message : String(error), "failed", error && error.kind);
-          if (error && (error.kind === "wasm-mime" || error.kind === "wasm-csp")) {
+          if (error && ["wasm-mime", "wasm-csp", "module"].indexOf(error.kind) !== -1) {
             var link = element("a", { href: hostingPageURL() }, T.hostingPage);
             status.appendChild(document.createTextNode(" "));
             status.appendChild(link);
@@ -397,10 +403,18 @@
   }
 
   function setUp() {
-    requestBlocks().forEach(attach);
+    requestBlocks().forEach(function (block) {
+      if (block.hasAttribute("data-playground")) return;
+      block.setAttribute("data-playground", "");
+      attach(block);
+    });
   }
 
-  if (document.readyState === "loading") {
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    // Material's document observable: fires for the first page and, should instant navigation
+    // ever be turned on, for every page swapped in without a reload.
+    window.document$.subscribe(setUp);
+  } else if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", setUp);
   } else {
     setUp();

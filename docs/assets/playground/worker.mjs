@@ -3,7 +3,7 @@
 // Started by playground.js the first time a reader asks to run an example, never before.
 // Messages in:  {type: "init", indexURL, packageURL}   then   {type: "run", id, text}
 // Messages out: {type: "progress", stage}  {type: "ready", pyodide, python}
-//               {type: "init-error", reason: "wasm-mime" | "wasm-csp" | "load", message, contentType?}
+//               {type: "init-error", reason: "wasm-mime" | "wasm-csp" | "module" | "load", message, contentType?}
 //               {type: "outcome", id, outcome: {...}}   (see RUNNER below)
 
 // Run in Python, so that the browser parses the request exactly as CPython's json.loads does
@@ -42,46 +42,48 @@ _harnessbook_playground_run
 
 const EXPECTED_WASM_TYPE = "application/wasm";
 
-let wasmTypeProblem = null; // set once the page has been told why the runtime cannot start
+// Set once the page has been told why the runtime cannot start; the page then ends this worker.
+let failureReported = false;
+
+function reportFailure(reason, message, extra) {
+  failureReported = true;
+  self.postMessage({ type: "init-error", reason, message, ...extra });
+}
+
+function describe(error) {
+  return String(error && error.message ? error.message : error);
+}
 
 // Pyodide compiles pyodide.asm.wasm with WebAssembly.instantiateStreaming. Look at the response
 // first: with any other Content-Type the browser refuses to stream it, and Emscripten would
-// quietly download the 10 MB again as a plain buffer. Stop and say what the host must fix.
+// quietly download the 9 MB again as a plain buffer. Stop and say what the host must fix.
 if (typeof WebAssembly.instantiateStreaming === "function") {
   const instantiateStreaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
   WebAssembly.instantiateStreaming = async (source, imports) => {
     const response = await source;
     const type = (response.headers.get("Content-Type") || "").split(";")[0].trim().toLowerCase();
     if (type !== EXPECTED_WASM_TYPE) {
-      wasmTypeProblem = { url: response.url, contentType: type || "(none)" };
-      self.postMessage({
-        type: "init-error",
-        reason: "wasm-mime",
-        contentType: wasmTypeProblem.contentType,
-        url: wasmTypeProblem.url,
-        message: `${response.url} was served as ${wasmTypeProblem.contentType}, not ${EXPECTED_WASM_TYPE}`,
+      const contentType = type || "(none)";
+      reportFailure("wasm-mime", `${response.url} was served as ${contentType}, not ${EXPECTED_WASM_TYPE}`, {
+        contentType,
+        url: response.url,
       });
-      throw new TypeError(`wasm served as ${wasmTypeProblem.contentType}`);
+      throw new TypeError(`wasm served as ${contentType}`);
     }
     try {
       return await instantiateStreaming(response, imports);
     } catch (error) {
       // Compiling the same bytes again from a buffer cannot succeed either (a Content Security
       // Policy without 'wasm-unsafe-eval', a damaged file): report it instead of hanging.
-      const message = String(error && error.message ? error.message : error);
-      wasmTypeProblem = { url: response.url, contentType: type };
-      self.postMessage({
-        type: "init-error",
-        reason: /Content Security Policy|Content-Security-Policy/i.test(message) ? "wasm-csp" : "load",
-        message,
-      });
+      const message = describe(error);
+      reportFailure(/Content[- ]Security[- ]Policy/i.test(message) ? "wasm-csp" : "load", message);
       throw error;
     }
   };
   const instantiate = WebAssembly.instantiate.bind(WebAssembly);
   WebAssembly.instantiate = (...args) => {
-    if (wasmTypeProblem !== null) {
-      return new Promise(() => {}); // the page was told already and ends this worker
+    if (failureReported) {
+      return new Promise(() => {}); // no fallback: the page was told already
     }
     return instantiate(...args);
   };
@@ -91,7 +93,14 @@ let run = null;
 
 async function init(indexURL, packageURL) {
   self.postMessage({ type: "progress", stage: "runtime" });
-  const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+  let loadPyodide;
+  try {
+    ({ loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href));
+  } catch (error) {
+    // Typically a server that does not send .mjs as JavaScript (or a missing file).
+    reportFailure("module", describe(error));
+    return;
+  }
   const pyodide = await loadPyodide({
     indexURL,
     // Packages would come from here too; the playground loads none, and this keeps even a
@@ -120,8 +129,8 @@ self.addEventListener("message", async (event) => {
     try {
       await init(message.indexURL, message.packageURL);
     } catch (error) {
-      if (wasmTypeProblem === null) {
-        self.postMessage({ type: "init-error", reason: "load", message: String(error && error.message ? error.message : error) });
+      if (!failureReported) {
+        reportFailure("load", describe(error));
       }
     }
   } else if (message.type === "run") {
@@ -129,7 +138,7 @@ self.addEventListener("message", async (event) => {
     try {
       outcome = JSON.parse(run(message.text));
     } catch (error) {
-      outcome = { kind: "error", message: String(error && error.message ? error.message : error) };
+      outcome = { kind: "error", message: describe(error) };
     }
     self.postMessage({ type: "outcome", id: message.id, outcome });
   }
