@@ -4,12 +4,16 @@ Fixtures for every test under ``tests/browser`` (all of them are marked ``browse
 
 ``site_root``    the built site's folder (the session's strict build, ``built_site``).
 ``site_server``  the local HTTP server (session): ``.url``, ``.root``, ``.hits`` (paths served).
+                 Correct MIME types (``.wasm`` is application/wasm); text is gzip-compressed
+                 when the browser accepts it, as a real static host does; binaries go as-is.
 ``site_url``     its base URL, ending in ``/`` (``http://127.0.0.1:PORT/``).
 ``browser``      a Playwright ``Browser`` running ``/usr/bin/chromium`` headless (session).
 ``page_logger``  ``log = page_logger(page)`` for a page opened in a context of your own.
 ``new_page``     factory: ``page, log = new_page(**context_options)`` opens a page in a fresh
                  browser context (closed after the test) and a :class:`PageLog` that records every
                  request, console error, page error and failed request of that page.
+``axe_source``   axe-core's browser bundle (tools/node_modules), to inject into a page.
+``chromium_flags``, ``tools_dir``, ``npx``, ``artifacts_dir`` (gitignored ``artifacts/``).
 
 Where ``/usr/bin/chromium`` is absent the tests are skipped with a plain reason, except under
 CI (the ``CI`` environment variable is set), where they fail: CI never skips them.
