@@ -12,6 +12,7 @@ Fixtures for every test under ``tests/browser`` (all of them are marked ``browse
 ``new_page``     factory: ``page, log = new_page(**context_options)`` opens a page in a fresh
                  browser context (closed after the test) and a :class:`PageLog` that records every
                  request, console error, page error and failed request of that page.
+``browser_report`` ``browser_report(line)``: listed in the run's closing summary (and printed).
 ``axe_source``   axe-core's browser bundle (tools/node_modules), to inject into a page.
 ``chromium_flags``, ``tools_dir``, ``npx``, ``artifacts_dir`` (gitignored ``artifacts/``).
 
@@ -58,6 +59,33 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if BROWSER_DIR in Path(item.path).resolve().parents:
             item.add_marker(pytest.mark.browser)
+
+
+REPORT = pytest.StashKey[list]()
+
+
+@pytest.fixture(scope="session")
+def browser_report(request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """``browser_report(line)``: a line for the run's summary (screenshots, Lighthouse scores).
+
+    pytest shows a passing test's prints only with ``-s``; these lines are printed at the end of
+    every run, so CI's log lists the screenshots and the measured scores.
+    """
+    lines = request.config.stash.setdefault(REPORT, [])
+
+    def add(line: str) -> None:
+        lines.append(line)
+        print(line)
+
+    return add
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    lines = config.stash.get(REPORT, [])
+    if lines:
+        terminalreporter.section("browser tests: screenshots and audits")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 def require(path: Path | str | None, what: str) -> None:

@@ -77,7 +77,7 @@ def lh(npx, chromium_executable, chromium_flags, tools_dir) -> dict:
 
 @pytest.mark.parametrize("edition", EDITIONS)
 @pytest.mark.parametrize("page", PAGES)
-def test_lighthouse_mobile(page, edition, site_url, site_root, lh, artifacts_dir):
+def test_lighthouse_mobile(page, edition, site_url, site_root, lh, artifacts_dir, browser_report):
     rel = EDITIONS[edition] + PAGES[page]
     if not (site_root / rel / "index.html").is_file():
         pytest.fail(f"the page {rel or '/'} was not built")
@@ -93,11 +93,11 @@ def test_lighthouse_mobile(page, edition, site_url, site_root, lh, artifacts_dir
         perf.append(runs[-1]["categories"]["performance"]["score"])
     scores["performance"] = max(perf)
 
-    print(
-        f"\nlighthouse {edition} {page} {url}: "
+    browser_report(
+        f"lighthouse {edition} {page} (/{rel}): "
         + ", ".join(f"{c} {round(s * 100)}" for c, s in scores.items())
         + (f" (performance runs: {[round(p * 100) for p in perf]})" if len(perf) > 1 else "")
-        + f"\n  report: {out_base}.report.html"
+        + f"  report: {out_base}.report.html"
     )
     failed = {c: s for c, s in scores.items() if s is None or s < REQUIRED[c]}
     detail = []

@@ -103,7 +103,9 @@ def pages(site_root: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def visits(browser, site_url: str, pages: list[str], axe_source: str, page_logger) -> dict[str, Visit]:
+def visits(
+    browser, site_url: str, pages: list[str], axe_source: str, page_logger, browser_report
+) -> dict[str, Visit]:
     """Open every page once (one context, one tab): status, log, links, ids, axe violations."""
     context = browser.new_context()
     page = context.new_page()
@@ -130,8 +132,8 @@ def visits(browser, site_url: str, pages: list[str], axe_source: str, page_logge
             out[rel] = visit
     finally:
         context.close()
-    print(f"\nvisited {len(out)} pages ({sum(edition_of(r) == 'zh' for r in out)} zh, "
-          f"{sum(edition_of(r) == 'en' for r in out)} en)")
+    zh = sum(edition_of(r) == "zh" for r in out)
+    browser_report(f"pages visited, each checked with axe-core: {len(out)} ({zh} zh, {len(out) - zh} en)")
     return out
 
 
@@ -206,7 +208,7 @@ def test_every_page_has_its_own_meta_description(visits: dict[str, Visit]) -> No
 
 
 def test_every_in_site_link_and_anchor_resolves(
-    visits: dict[str, Visit], site_root: Path, site_url: str
+    visits: dict[str, Visit], site_root: Path, site_url: str, browser_report
 ) -> None:
     """Links of every kind (switcher, prev/next, toc, navigation, content) reach a page and an id."""
     broken: list[str] = []
@@ -238,7 +240,7 @@ def test_every_in_site_link_and_anchor_resolves(
     assert broken == [], f"{len(broken)} broken links:\n" + "\n".join(broken)
     for kind in ("language switcher", "navigation", "content", "previous/next", "table of contents"):
         assert kinds_seen.get(kind), f"no {kind} links found at all: {kinds_seen}"
-    print(f"\nin-site links checked, by kind: {kinds_seen}")
+    browser_report(f"in-site links and anchors resolved, by kind: {kinds_seen}")
 
 
 def test_language_switcher_leads_to_the_same_page_in_the_other_edition(

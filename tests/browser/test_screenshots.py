@@ -48,7 +48,7 @@ GLYPHS_JS = """async (chars) => {
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("edition", EDITIONS)
 @pytest.mark.parametrize("page_name", PAGES)
-def test_screenshot(new_page, site_url, artifacts_dir, page_name, edition, scheme):
+def test_screenshot(new_page, site_url, artifacts_dir, browser_report, page_name, edition, scheme):
     page, log = new_page(color_scheme=scheme, viewport={"width": 1280, "height": 900})
     url = urljoin(site_url, EDITIONS[edition] + PAGES[page_name])
     response = page.goto(url)
@@ -61,7 +61,7 @@ def test_screenshot(new_page, site_url, artifacts_dir, page_name, edition, schem
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{edition}-{page_name}-{scheme}.png"
     page.screenshot(path=str(path))
-    print(f"\nscreenshot: {path}  ({url})")
+    browser_report(f"screenshot: {path}  ({EDITIONS[edition] + PAGES[page_name] or '/'}, {scheme})")
     assert path.stat().st_size > 10_000, f"{path} is suspiciously small"
     assert log.problems() == []
 
