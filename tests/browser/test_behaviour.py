@@ -95,7 +95,7 @@ def toggle_palette(page) -> None:
     page.locator('form[data-md-component="palette"] label:not([hidden])').click()
 
 
-def test_dark_mode_toggle_works_and_persists_across_pages(new_page, site_url: str) -> None:
+def test_dark_mode_toggle_works_and_persists_across_pages_and_editions(new_page, site_url: str) -> None:
     page, log = new_page(color_scheme="light")
     goto(page, site_url)
     assert scheme(page) == "default"
@@ -113,6 +113,13 @@ def test_dark_mode_toggle_works_and_persists_across_pages(new_page, site_url: st
     assert scheme(page) == "slate"
     assert background(page) == dark_bg
     goto(page, urljoin(site_url, BUDGET_PAGE))
+    assert scheme(page) == "slate"
+    # The language switcher (a menu that opens on hover) leads to the English page: still dark.
+    page.locator(".md-header .md-select").first.hover()
+    with page.expect_navigation():
+        page.locator('.md-header .md-select a[hreflang="en"]').first.click()
+    page.wait_for_load_state("networkidle")
+    assert urlsplit(page.url).path == urlsplit(urljoin(site_url, "en/" + BUDGET_PAGE)).path
     assert scheme(page) == "slate"
 
     # And back to light, which sticks as well.
