@@ -186,7 +186,11 @@
         // The worker script itself did not load or run (a module worker served with a
         // non-JavaScript type reports no more detail than this).
         event.preventDefault();
-        fail(new LoadError("module", T.moduleFailed, { message: event.message || "worker.mjs" }));
+        if (state.info === null) {
+          fail(new LoadError("module", T.moduleFailed, { message: event.message || "worker.mjs" }));
+        } else {
+          fail(new LoadError("load", format(T.loadFailed, { message: event.message || "worker.mjs" })));
+        }
       });
       worker.postMessage({
         type: "init",
