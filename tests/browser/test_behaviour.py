@@ -19,6 +19,7 @@ def goto(page, url: str) -> None:
     """Open ``url`` and let it settle (search worker, index), so that nothing is cut off."""
     page.goto(url)
     page.wait_for_load_state("networkidle")
+    page.wait_for_selector("html[data-playground-ready]", state="attached", timeout=15_000)
 
 
 def type_like_a_reader(page, box, term: str) -> None:

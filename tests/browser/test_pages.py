@@ -118,6 +118,8 @@ def visits(
             log.clear()
             response = page.goto(url, wait_until="load")
             page.wait_for_load_state("networkidle")
+            # The playground builds its controls when the browser is idle: audit them too.
+            page.wait_for_selector("html[data-playground-ready]", state="attached", timeout=15_000)
             visit.status = response.status if response else None
             collected = page.evaluate(COLLECT_JS)
             visit.links = collected["links"]

@@ -39,6 +39,13 @@ LABELS = {
 }
 
 
+
+def goto(page, url: str, **options):
+    """Open a page and wait for the playground's controls, which are built when the browser is idle."""
+    response = page.goto(url, **options)
+    page.wait_for_selector("html[data-playground-ready]", state="attached", timeout=15_000)
+    return response
+
 def page_url(markdown: Path) -> str:
     """The address of a page, relative to the site root (suffix i18n, directory URLs)."""
     relative = markdown.relative_to(DOCS).as_posix()
@@ -207,7 +214,7 @@ def test_every_example_gives_cpythons_result(new_page, site_server, site_url, ma
     fences = request_fences(markdown)
     assert len(rendered) == len(fences), f"{url}: {len(fences)} request.json fences, {len(rendered)} rendered"
     page, log = new_page()
-    page.goto(site_url + url)
+    goto(page, site_url + url)
     controls = page.locator(OPEN)
     assert controls.count() == len(rendered), f"{url}: {len(rendered)} request.json blocks, {controls.count()} Run controls"
     started = time.monotonic()
@@ -249,7 +256,7 @@ def example_page() -> Path:
 def test_a_page_where_nobody_runs_requests_no_pyodide_file(new_page, site_url):
     markdown = example_page()
     page, log = new_page()
-    page.goto(site_url + page_url(markdown), wait_until="networkidle")
+    goto(page, site_url + page_url(markdown), wait_until="networkidle")
     assert page.locator(OPEN).count() > 0
     # A reader scrolls, tabs through the controls and hovers them, but never clicks Run.
     page.mouse.wheel(0, 4000)
@@ -266,7 +273,7 @@ def test_a_page_where_nobody_runs_requests_no_pyodide_file(new_page, site_url):
 def test_edited_request_gives_the_new_result(new_page, site_url):
     markdown = example_page()
     page, log = new_page()
-    page.goto(site_url + page_url(markdown))
+    goto(page, site_url + page_url(markdown))
     first = open_and_run(page, 0)
     assert first["kind"] == "result"
 
@@ -288,7 +295,7 @@ def test_edited_request_gives_the_new_result(new_page, site_url):
 
 def test_malformed_request_shows_the_problems_as_text(new_page, site_url):
     page, log = new_page()
-    page.goto(site_url + page_url(example_page()))
+    goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
     hostile = "<img src=x onerror=\"document.title='pwned'\">"
     malformed = {
@@ -309,7 +316,7 @@ def test_malformed_request_shows_the_problems_as_text(new_page, site_url):
 
 def test_request_content_is_rendered_as_text_in_results(new_page, site_url):
     page, log = new_page()
-    page.goto(site_url + page_url(example_page()))
+    goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
     request = demo_request()
     request["candidates"][0]["content"] = "<script>document.title='pwned'</script><img src=x onerror=alert(1)><b>bold</b>"
@@ -327,7 +334,7 @@ INVALID_JSON = ['{"taskAnchor": {"goal": "x",}', "", "not json at all", '{"budge
 
 def test_invalid_json_is_reported_as_such(new_page, site_url):
     page, log = new_page()
-    page.goto(site_url + page_url(example_page()))
+    goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
     for text in INVALID_JSON:
         shown = run_edited(page, 0, text)
@@ -351,7 +358,7 @@ def test_wasm_served_with_the_wrong_type_gives_a_clear_message(new_page, site_ur
         route.fulfill(response=response, headers={**response.headers, "content-type": "application/octet-stream"})
 
     page.route("**/*.wasm", wrong_type)
-    page.goto(site_url + page_url(example_page()))
+    goto(page, site_url + page_url(example_page()))
     started = time.monotonic()
     shown = open_and_run(page, 0, timeout=30_000)
     assert time.monotonic() - started < 30
@@ -377,7 +384,7 @@ def test_module_served_with_the_wrong_type_gives_a_clear_message(new_page, site_
         route.fulfill(response=response, headers={**response.headers, "content-type": "application/octet-stream"})
 
     page.route(f"**/{module}", wrong_type)
-    page.goto(site_url + page_url(example_page()))
+    goto(page, site_url + page_url(example_page()))
     shown = open_and_run(page, 0, timeout=30_000)
     assert shown["statusKind"] == "failed" and shown["reason"] == "module", shown
     assert "text/javascript" in shown["status"]
@@ -392,7 +399,7 @@ def test_runtime_that_does_not_load_in_time_gives_a_clear_message_then_retry_wor
     page.add_init_script("window.harnessbookPlayground = {timeoutMs: 2000}")
     stalled = []
     page.route("**/pyodide.asm.wasm", lambda route: stalled.append(route))  # never answered
-    page.goto(site_url + page_url(example_page()))
+    goto(page, site_url + page_url(example_page()))
     shown = open_and_run(page, 0, timeout=20_000)
     assert stalled, "the wasm was never requested"
     assert shown["statusKind"] == "failed" and shown["reason"] == "timeout", shown
@@ -417,7 +424,7 @@ def test_keyboard_only_use_with_translated_labels(new_page, site_url, edition):
     if edition == "en":
         markdown = markdown.with_name(markdown.name[: -len(".md")] + ".en.md")
     page, log = new_page()
-    page.goto(site_url + page_url(markdown))
+    goto(page, site_url + page_url(markdown))
     labels = LABELS[edition]
     control = page.locator(OPEN).first
     assert control.text_content() == labels["open"]
@@ -455,7 +462,7 @@ def test_open_playground_is_axe_clean_in_both_colour_schemes(new_page, site_url,
     if edition == "en":
         markdown = markdown.with_name(markdown.name[: -len(".md")] + ".en.md")
     page, log = new_page()
-    page.goto(site_url + page_url(markdown))
+    goto(page, site_url + page_url(markdown))
     open_and_run(page, 0)
     # The second example shows an InvalidRequestError, so both kinds of output are audited.
     if page.locator(OPEN).count() > 1:
@@ -505,7 +512,7 @@ def test_documented_content_security_policy_is_enough(new_page, site_url):
         route.fulfill(response=response, headers={**response.headers, "content-security-policy": policy})
 
     page.route("**/*", with_policy)  # every response, the worker's and the wasm's included
-    page.goto(site_url + page_url(example_page()))
+    goto(page, site_url + page_url(example_page()))
     shown = open_and_run(page, 0)
     assert shown["kind"] == "result", shown["status"]
     assert_same_as_cpython(shown, shown["editor"], "under the documented CSP")
@@ -521,7 +528,7 @@ def test_without_wasm_unsafe_eval_the_reader_is_told_why(new_page, site_url):
         route.fulfill(response=response, headers={**response.headers, "content-security-policy": policy})
 
     page.route("**/*", with_policy)
-    page.goto(site_url + page_url(example_page()))
+    goto(page, site_url + page_url(example_page()))
     shown = open_and_run(page, 0, timeout=30_000)
     assert shown["statusKind"] == "failed" and shown["reason"] == "wasm-csp", shown
     assert "wasm-unsafe-eval" in shown["status"]

@@ -53,6 +53,7 @@ def test_screenshot(new_page, site_url, artifacts_dir, browser_report, page_name
     url = urljoin(site_url, EDITIONS[edition] + PAGES[page_name])
     response = page.goto(url)
     page.wait_for_load_state("networkidle")
+    page.wait_for_selector("html[data-playground-ready]", state="attached", timeout=15_000)
     assert response is not None and response.status == 200, url
     assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == SCHEMES[scheme]
     page.evaluate("document.fonts.ready")
