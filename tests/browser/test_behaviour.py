@@ -179,3 +179,20 @@ def test_dark_mode_pages_pass_axe_too(new_page, site_url: str, axe_source: str, 
         found += [f"/{edition_root}{rel}: {v}" for v in violations]
     assert found == [], "\n".join(found)
     assert log.problems() == []
+
+
+@pytest.mark.parametrize("edition_root", ["", "en/"], ids=["zh", "en"])
+def test_search_index_loads_only_when_the_reader_searches(new_page, site_url: str, edition_root: str) -> None:
+    # search-on-demand.js: a page view that never searches does not download the index.
+    page, log = new_page()
+    goto(page, urljoin(site_url, edition_root))
+    page.wait_for_timeout(500)
+    index_requests = [url for url in log.requests if url.endswith("search/search_index.json")]
+    assert index_requests == [], index_requests
+    assert not [url for url in log.requests if "/workers/search." in url]
+    page.locator("input.md-search__input").click()
+    page.wait_for_load_state("networkidle")
+    index_requests = [url for url in log.requests if url.endswith("search/search_index.json")]
+    assert index_requests == [urljoin(site_url, edition_root + "search/search_index.json")]
+    assert [url for url in log.requests if "/workers/search." in url]
+    assert log.problems() == []
