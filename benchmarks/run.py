@@ -26,7 +26,7 @@ from typing import Any, Callable, Literal
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from harnessbook import build_context_packet, load_schema  # noqa: E402
+from harnessbook import build_context_packet, load_schema, validate_request  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)
 BASELINE_SIZE = 10_000
@@ -153,11 +153,19 @@ def best_time(function: Callable[[], Any], repeat: int) -> float:
 
 
 def builder_figures() -> dict[str, Any]:
-    figures: dict[str, Any] = {"sizes": {}}
+    figures: dict[str, Any] = {"sizes": {}, "breakdown": {}}
     for n in SIZES:
         request = make_request(n)
         repeat = 7 if n < 100_000 else 3
         seconds = best_time(lambda: build_context_packet(request), repeat)
+        # Where the time goes, measured right beside it: validation alone, and the same build
+        # with the cyclic garbage collector paused (its full passes walk the whole heap).
+        validate_s = best_time(lambda: validate_request(request), repeat)
+        gc.disable()
+        try:
+            no_gc_s = best_time(lambda: build_context_packet(request), repeat)
+        finally:
+            gc.enable()
         result = build_context_packet(request)
         figures["sizes"][n] = {
             "seconds": seconds,
@@ -167,8 +175,20 @@ def builder_figures() -> dict[str, Any]:
             "excluded": len(result["excluded"]),
             "refresh": len(result["refresh"]),
         }
-    low, high = figures["sizes"][SIZES[0]], figures["sizes"][SIZES[-1]]
-    figures["slope"] = math.log(high["seconds"] / low["seconds"]) / math.log(SIZES[-1] / SIZES[0])
+        figures["breakdown"][n] = {
+            "validate_share": validate_s / seconds,
+            "gc_share": max(0.0, 1 - no_gc_s / seconds),
+            "no_gc_seconds": no_gc_s,
+            "no_gc_us_per_candidate": no_gc_s / n * 1e6,
+        }
+
+    def slope(low: float, high: float) -> float:
+        return math.log(high / low) / math.log(SIZES[-1] / SIZES[0])
+
+    figures["slope"] = slope(figures["sizes"][SIZES[0]]["seconds"], figures["sizes"][SIZES[-1]]["seconds"])
+    figures["slope_without_gc"] = slope(
+        figures["breakdown"][SIZES[0]]["no_gc_seconds"], figures["breakdown"][SIZES[-1]]["no_gc_seconds"]
+    )
 
     request = make_request(BASELINE_SIZE)
     builder = best_time(lambda: build_context_packet(request), 9)
@@ -344,6 +364,24 @@ def report(figures: dict[str, Any], command: str) -> str:
         f"Scaling exponent (log-log slope, {SIZES[0]:,} → {SIZES[-1]:,}): **{b['slope']:.3f}** "
         f"(target ≤ {TARGETS['slope']}: {verdict(b['slope'], TARGETS['slope'])}).",
         "",
+        "Where the time goes (same run):",
+        "",
+        "| candidates | validation | garbage collector | per candidate with the collector paused |",
+        "|---:|---:|---:|---:|",
+        *(
+            f"| {n:,} | {row['validate_share']:.0%} | {row['gc_share']:.0%} | {row['no_gc_us_per_candidate']:.2f} µs |"
+            for n, row in b["breakdown"].items()
+        ),
+        "",
+        f"With the collector paused the slope is {b['slope_without_gc']:.3f}. The builder allocates "
+        "a few small dicts per candidate (its evidence record and its selected, pointer or excluded "
+        "entry), and CPython's cyclic collector makes full passes over a heap that grows with the "
+        "request: that is the first part of the rise per candidate. The rest is most likely the "
+        "working set: the largest request alone is tens of MiB, far beyond the CPU caches, while the "
+        "smallest fits in them. The work itself is linear (tests/test_scaling.py counts calls: 4× the "
+        "candidates, 4× the calls). The builder does not pause the collector: that would be a "
+        "process-wide side effect of a pure function.",
+        "",
         f"### Baselines on the same {BASELINE_SIZE:,}-candidate request",
         "",
         "| what | best time | builder ÷ this | target |",
@@ -354,6 +392,12 @@ def report(figures: dict[str, Any], command: str) -> str:
         f"| pydantic strict validation (TypedDicts) | {base['pydantic'] * 1e3:.2f} ms | {b['pydantic_ratio']:.2f} | "
         f"≤ {TARGETS['pydantic_ratio']:.0f}: {verdict(b['pydantic_ratio'], TARGETS['pydantic_ratio'])} |",
         f"| jsonschema, the package's request schema | {base['jsonschema'] * 1e3:.2f} ms | {b['jsonschema_ratio']:.3f} | |",
+        "",
+        "The floor only reads six keys per candidate. The builder also checks about a dozen "
+        "conditions per candidate (types, enums, blanks, timestamps, duplicate ids), sorts by tier "
+        "and writes two new dicts per candidate; in pure Python that cannot come within 10× of "
+        "six dict reads. Against what a user would otherwise run merely to validate (pydantic's "
+        "compiled validator), the whole builder costs the ratio above.",
     ]
     m = figures["memory"]
     lines += [
