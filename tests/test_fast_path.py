@@ -6,14 +6,14 @@ words every problem. If the two ever disagreed, a malformed candidate could slip
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 
 from harnessbook.context_packet import _check_candidate, _is_clean_candidate
 
+from support import ci_settings
 from test_fuzz import near_valid_requests, seed_request
 
-CI = settings(max_examples=300, deadline=None, derandomize=True, database=None,
-              suppress_health_check=[HealthCheck.too_slow])
+CI = ci_settings(300)
 
 
 def candidates_of(request):

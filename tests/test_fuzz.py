@@ -13,23 +13,15 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from harnessbook import InvalidRequestError, build_context_packet, load_schema
 from harnessbook.context_packet import FRESHNESSES, KINDS, RELEVANCES
 
-CI = settings(
-    max_examples=200,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+from support import REQUEST_VALIDATOR, ci_settings
 
-REQUEST_VALIDATOR = jsonschema.Draft202012Validator(
-    load_schema("request"), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-)
+CI = ci_settings(200)
 RESULT_VALIDATOR = jsonschema.Draft202012Validator(load_schema("result"))
 
 # Strings that mean something to the builder, so random values sometimes hit real branches.

@@ -352,7 +352,6 @@ class InvalidRequestError(ValueError):
 
 _REQUEST_KEYS = ("taskAnchor", "budgetUnits", "candidates")
 _ANCHOR_KEYS = ("goal", "stopCondition", "verificationTarget")
-_REQUIRED_CANDIDATE_KEYS = ("id", "kind", "relevance", "freshness", "sizeUnits", "content")
 _CANDIDATE_KEYS = (
     "id",
     "kind",
