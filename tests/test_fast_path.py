@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hypothesis import given
 
-from harnessbook.context_packet import _check_candidate, _is_clean_candidate
+from harnessbook.context_packet.validation import _check_candidate, _is_clean_candidate
 
 from support import ci_settings
 from test_fuzz import near_valid_requests, seed_request

@@ -1,0 +1,165 @@
+"""The builder of chapter 6: [`build_context_packet`][harnessbook.context_packet.builder.build_context_packet]
+applies the rules in order and records one decision per candidate.
+"""
+
+from __future__ import annotations
+
+from harnessbook.context_packet.request import ANCHOR_KEYS, Candidate, ContextPacketRequest
+from harnessbook.context_packet.result import (
+    ContextPacketResult,
+    EvidenceItem,
+    ExcludedItem,
+    PointerItem,
+    RefreshItem,
+    SelectedItem,
+)
+from harnessbook.context_packet.rules import (
+    _is_current_direct_evidence,
+    budget_fit,
+    conflict,
+    expiry,
+    over_budget,
+    pointer,
+    processing_order,
+    provenance_gate,
+)
+from harnessbook.context_packet.validation import validate_request
+
+__all__ = ["build_context_packet"]
+
+
+def _evidence(candidate: Candidate, decision: str, rule: str, before: int, after: int) -> EvidenceItem:
+    return {
+        "id": candidate["id"],
+        "kind": candidate["kind"],
+        "decision": decision,  # type: ignore[typeddict-item]
+        "rule": rule,  # type: ignore[typeddict-item]
+        "sizeUnits": candidate["sizeUnits"],
+        "remainingBefore": before,
+        "remainingAfter": after,
+    }
+
+
+def _result(state: str, phase: str, anchor: dict, budget: int, used: int, **lists: list) -> ContextPacketResult:
+    return {
+        "state": state,  # type: ignore[typeddict-item]
+        "phase": phase,  # type: ignore[typeddict-item]
+        "packet": {
+            "taskAnchor": {key: anchor[key] for key in ANCHOR_KEYS},  # type: ignore[typeddict-item]
+            "selected": lists["selected"],
+            "pointers": lists["pointers"],
+            "usedBudgetUnits": used,
+            "budgetUnits": budget,
+        },
+        "excluded": lists["excluded"],
+        "unknowns": lists["unknowns"],
+        "refresh": lists["refresh"],
+        "evidence": lists["evidence"],
+    }
+
+
+def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
+    """Assemble the minimal context packet for one call: select, point, exclude, record.
+
+    The rules apply in the chapter's order: validate the request; stop at the provenance
+    gate if any candidate lacks ``source`` or ``capturedAt``; otherwise process candidates
+    tier by tier (constraint and direct-evidence, then history-summary, then reference;
+    input order within a tier), and let the first rule that applies decide each one:
+    expiry, conflict, budget fit, pointer, over budget.
+
+    The function is pure: no I/O, no clock, no environment; the request is not mutated and
+    the result shares no mutable object with it. The same request always gives an equal
+    result.
+
+    Chapter: [the output contract][output-contract], and [a walkthrough][walkthrough] of
+    every rule on one request.
+
+    Args:
+        request: A JSON-shaped dict with ``taskAnchor``, ``budgetUnits`` and
+            ``candidates`` (see [`ContextPacketRequest`][harnessbook.context_packet.ContextPacketRequest]).
+
+    Returns:
+        A [`ContextPacketResult`][harnessbook.context_packet.ContextPacketResult]: ``state``, ``phase``, ``packet``, ``excluded``,
+        ``unknowns``, ``refresh`` and ``evidence``, always all present. Never a
+        concatenated string.
+
+    Raises:
+        InvalidRequestError: If the request breaks the contract; ``problems`` lists every
+            problem with its JSON path.
+
+    Examples:
+        >>> from harnessbook import build_context_packet, demo_request
+        >>> result = build_context_packet(demo_request())
+        >>> result["state"], result["phase"]
+        ('ready', 'assembled')
+        >>> [item["id"] for item in result["packet"]["selected"]]
+        ['failure-output']
+        >>> [item["id"] for item in result["packet"]["pointers"]]
+        ['large-ci-log']
+        >>> result["packet"]["usedBudgetUnits"], result["packet"]["budgetUnits"]
+        (3, 8)
+    """
+    validate_request(request)
+    anchor = request["taskAnchor"]
+    budget = request["budgetUnits"]
+    candidates = request["candidates"]
+
+    unknowns = provenance_gate(candidates)
+    if unknowns:
+        blocked_ids = {item["id"] for item in unknowns}
+        evidence = [
+            _evidence(
+                candidate,
+                "blocked" if candidate["id"] in blocked_ids else "not_assessed",
+                "provenance_gate",
+                budget,
+                budget,
+            )
+            for candidate in candidates
+        ]
+        return _result(
+            "blocked", "missing_provenance", anchor, budget, 0,
+            selected=[], pointers=[], excluded=[], unknowns=unknowns, refresh=[], evidence=evidence,
+        )
+
+    # Conflicts are looked up by id (linear in the number of candidates, never pairwise).
+    fresh_evidence = {
+        candidate["id"]: candidate
+        for candidate in candidates
+        if _is_current_direct_evidence(candidate) and candidate["freshness"] == "fresh"
+    }
+    selected: list[SelectedItem] = []
+    pointers: list[PointerItem] = []
+    excluded: list[ExcludedItem] = []
+    refresh: list[RefreshItem] = []
+    evidence: list[EvidenceItem] = []
+    remaining = budget
+
+    for candidate in processing_order(candidates):
+        before = remaining
+        if (expired := expiry(candidate)) is not None:
+            excluded.append(expired[0])
+            if expired[1] is not None:
+                refresh.append(expired[1])
+            evidence.append(_evidence(candidate, "excluded", "expiry", before, remaining))
+        elif (conflicting := conflict(candidate, fresh_evidence)) is not None:
+            excluded.append(conflicting[0])
+            refresh.append(conflicting[1])
+            evidence.append(_evidence(candidate, "excluded", "conflict", before, remaining))
+        elif (item := budget_fit(candidate, remaining)) is not None:
+            selected.append(item)
+            remaining -= candidate["sizeUnits"]
+            evidence.append(_evidence(candidate, "selected", "budget_fit", before, remaining))
+        elif (ref := pointer(candidate, remaining)) is not None:
+            pointers.append(ref)
+            evidence.append(_evidence(candidate, "pointer", "pointer", before, remaining))
+        else:
+            excluded.append(over_budget(candidate, remaining))
+            evidence.append(_evidence(candidate, "excluded", "over_budget", before, remaining))
+
+    state, phase = ("refresh_required", "refresh_context") if refresh else ("ready", "assembled")
+    return _result(
+        state, phase, anchor, budget, budget - remaining,
+        selected=selected, pointers=pointers, excluded=excluded, unknowns=[], refresh=refresh,
+        evidence=evidence,
+    )

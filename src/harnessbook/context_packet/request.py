@@ -1,0 +1,103 @@
+"""The request of chapter 6: its vocabulary and its shape, one key at a time.
+
+A request is a plain JSON-shaped dict: a [`TaskAnchor`][harnessbook.context_packet.request.TaskAnchor],
+an abstract budget and a list of [`Candidate`][harnessbook.context_packet.request.Candidate] items.
+Every key has its own docstring, and every key has its own page in the field reference.
+[`validate_request`][harnessbook.context_packet.validation.validate_request] checks a request
+against these types.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+__all__ = [
+    "KINDS",
+    "RELEVANCES",
+    "FRESHNESSES",
+    "TaskAnchor",
+    "Candidate",
+    "ContextPacketRequest",
+]
+
+KINDS: tuple[str, ...] = ("constraint", "direct-evidence", "history-summary", "reference")
+"""The allowed values of a candidate's ``kind``."""
+
+RELEVANCES: tuple[str, ...] = ("current", "background")
+"""The allowed values of a candidate's ``relevance``."""
+
+FRESHNESSES: tuple[str, ...] = ("fresh", "expired")
+"""The allowed values of a candidate's ``freshness``."""
+
+
+class TaskAnchor(TypedDict):
+    """What the current call is for. All three keys are required, non-blank strings."""
+
+    goal: str
+    """The goal of the current call, e.g. "locate the single failing test"."""
+
+    stopCondition: str
+    """When the harness must stop instead of going on, e.g. "stop when no traceable direct evidence is left"."""
+
+    verificationTarget: str
+    """What a result is checked against, e.g. "the injected test name"."""
+
+
+class Candidate(TypedDict):
+    """One candidate context item, with the values the test (or the harness) injected."""
+
+    id: str
+    """Non-blank string, unique within the request. Every decision refers to it."""
+
+    kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
+    """The item's category. Decides its processing tier: constraint and direct-evidence
+    first, then history-summary, then reference."""
+
+    source: NotRequired[str | None]
+    """Where the item came from (e.g. ``injected:test-output``). Absent, null or blank
+    blocks the packet (``missing_provenance``); any other non-string is an input error."""
+
+    capturedAt: NotRequired[str | None]
+    """When the item was captured: an RFC 3339 full-date (``2026-07-15``) or date-time with
+    a time zone (``2026-07-15T09:30:00Z``). Absent, null or blank blocks the packet."""
+
+    relevance: Literal["current", "background"]
+    """The item's relation to the current task. ``current`` together with
+    ``kind: direct-evidence`` makes it current direct evidence."""
+
+    freshness: Literal["fresh", "expired"]
+    """Whether the item may still be used. ``expired`` items never enter ``selected``."""
+
+    sizeUnits: int
+    """The item's size in abstract budget units: an integer >= 0 (not tokens or characters)."""
+
+    content: str
+    """The item's full text. Copied only into ``selected``; never into pointers or evidence."""
+
+    reference: NotRequired[str]
+    """Where the full item can be loaded on demand. An item over budget with a non-blank
+    reference becomes a pointer instead of being excluded. Never read by the builder."""
+
+    conflictsWith: NotRequired[str | list[str]]
+    """History summaries only: the id (or ids) of candidates this summary contradicts.
+    A conflict with fresh current direct evidence excludes the summary and asks for a refresh."""
+
+
+class ContextPacketRequest(TypedDict):
+    """The argument of [`build_context_packet`][harnessbook.context_packet.build_context_packet]."""
+
+    taskAnchor: TaskAnchor
+    """Fixes the current goal, stop condition and verification target."""
+
+    budgetUnits: int
+    """Capacity of the packet in abstract units: an integer > 0."""
+
+    candidates: list[Candidate]
+    """Candidate items, in input order. An empty list is valid."""
+
+
+# The keys of each object, in the contract's order. Read from the types above, so the
+# validator and the builder's copies cannot disagree with the documented contract.
+REQUEST_KEYS: tuple[str, ...] = tuple(ContextPacketRequest.__annotations__)
+ANCHOR_KEYS: tuple[str, ...] = tuple(TaskAnchor.__annotations__)
+CANDIDATE_KEYS: tuple[str, ...] = tuple(Candidate.__annotations__)

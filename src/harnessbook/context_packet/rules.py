@@ -1,0 +1,242 @@
+"""Rules 1 to 7 of chapter 6, one function per rule, in the order they apply.
+
+[`provenance_gate`][harnessbook.context_packet.rules.provenance_gate] runs on the whole request
+first; [`processing_order`][harnessbook.context_packet.rules.processing_order] then fixes the
+order, and each candidate is decided by the first of
+[`expiry`][harnessbook.context_packet.rules.expiry],
+[`conflict`][harnessbook.context_packet.rules.conflict],
+[`budget_fit`][harnessbook.context_packet.rules.budget_fit],
+[`pointer`][harnessbook.context_packet.rules.pointer] and
+[`over_budget`][harnessbook.context_packet.rules.over_budget] that applies. Each function takes
+validated candidates and returns the entries the result will hold; none of them mutates
+anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harnessbook.context_packet.request import CANDIDATE_KEYS, Candidate
+from harnessbook.context_packet.result import (
+    ExcludedItem,
+    PointerItem,
+    RefreshItem,
+    SelectedItem,
+    UnknownItem,
+)
+from harnessbook.context_packet.validation import _conflict_targets, _is_blank
+
+__all__ = [
+    "TIERS",
+    "RULES",
+    "provenance_gate",
+    "processing_order",
+    "expiry",
+    "conflict",
+    "budget_fit",
+    "pointer",
+    "over_budget",
+]
+
+TIERS: dict[str, int] = {
+    "constraint": 1,
+    "direct-evidence": 1,
+    "history-summary": 2,
+    "reference": 3,
+}
+"""Processing tier of each kind: lower tiers are processed first (the book's convention)."""
+
+RULES: tuple[str, ...] = (
+    "provenance_gate",
+    "expiry",
+    "conflict",
+    "budget_fit",
+    "pointer",
+    "over_budget",
+)
+"""The stable rule codes that appear in ``evidence[].rule``, in the order they apply."""
+
+
+# ---------------------------------------------------------------------------
+# Rule 1: the provenance gate
+# ---------------------------------------------------------------------------
+
+
+def provenance_gate(candidates: list[Candidate]) -> list[UnknownItem]:
+    """Rule 1, provenance gate: list every candidate whose ``source`` or ``capturedAt`` is missing.
+
+    Chapter: [rule 1, provenance gate][provenance-gate] on the rules page.
+
+    A claim without provenance must not slip silently into the packet, so any entry here
+    blocks assembly (``blocked`` / ``missing_provenance``).
+
+    Args:
+        candidates: Validated candidates, in input order.
+
+    Returns:
+        One ``{"id", "missing"}`` entry per such candidate, in input order; ``missing``
+        names ``source`` and/or ``capturedAt``, in that order, when absent, null or blank.
+    """
+    unknowns: list[UnknownItem] = []
+    for candidate in candidates:
+        source = candidate.get("source")
+        captured = candidate.get("capturedAt")
+        # Validated values are str or None; a str is blank when empty or all whitespace.
+        if source and captured and not source.isspace() and not captured.isspace():
+            continue
+        missing = [key for key in ("source", "capturedAt") if _is_blank(candidate.get(key))]
+        unknowns.append({"id": candidate["id"], "missing": missing})
+    return unknowns
+
+
+# ---------------------------------------------------------------------------
+# Rule 2: processing order
+# ---------------------------------------------------------------------------
+
+
+def processing_order(candidates: list[Candidate]) -> list[Candidate]:
+    """Rule 2, order: constraint and direct-evidence first, then history-summary, then reference.
+
+    Chapter: [rule 2, processing order][processing-order] on the rules page.
+
+    The sort is stable, so candidates of one tier keep their input order. The priority is
+    the book's teaching convention, not a claim about what models need.
+    """
+    return sorted(candidates, key=lambda candidate: TIERS[candidate["kind"]])
+
+
+# ---------------------------------------------------------------------------
+# Rules 3 to 7: one decision per candidate
+# ---------------------------------------------------------------------------
+
+
+def _is_current_direct_evidence(candidate: Candidate) -> bool:
+    return candidate["kind"] == "direct-evidence" and candidate["relevance"] == "current"
+
+
+def expiry(candidate: Candidate) -> tuple[ExcludedItem, RefreshItem | None] | None:
+    """Rule 3, expiry: an expired candidate is excluded; expired current direct evidence also
+    asks for a refresh, so an old log is never written down as the current fact.
+
+    Chapter: [rule 3, expiry][expiry] on the rules page.
+
+    Returns:
+        ``None`` if the candidate is fresh, else its ``excluded`` entry and its ``refresh``
+        entry (``None`` unless it is current direct evidence).
+    """
+    if candidate["freshness"] != "expired":
+        return None
+    excluded: ExcludedItem = {"id": candidate["id"], "kind": candidate["kind"], "reason": "expired"}
+    if not _is_current_direct_evidence(candidate):
+        return excluded, None
+    refresh: RefreshItem = {
+        "id": candidate["id"],
+        "reason": "expired",
+        "source": candidate["source"],
+        "capturedAt": candidate["capturedAt"],
+    }
+    return excluded, refresh
+
+
+def conflict(
+    candidate: Candidate, fresh_evidence: dict[str, Candidate]
+) -> tuple[ExcludedItem, RefreshItem] | None:
+    """Rule 4, conflict: a history summary that contradicts fresh current direct evidence is
+    excluded and a refresh is requested, recording both sides' sources.
+
+    Chapter: [rule 4, conflict][conflict] on the rules page.
+
+    The builder does not decide which side is true; it only refuses to let the old summary
+    displace the new evidence.
+
+    Args:
+        candidate: The candidate being processed.
+        fresh_evidence: Fresh current direct evidence of this request, by id.
+
+    Returns:
+        ``None`` if there is no such conflict, else the ``excluded`` and ``refresh`` entries.
+    """
+    if candidate["kind"] != "history-summary" or "conflictsWith" not in candidate:
+        return None
+    ids = [target for target in _conflict_targets(candidate) if target in fresh_evidence]
+    if not ids:
+        return None
+    sources = {candidate["id"]: candidate["source"]}
+    for target in ids:
+        sources[target] = fresh_evidence[target]["source"]
+    excluded: ExcludedItem = {
+        "id": candidate["id"],
+        "kind": candidate["kind"],
+        "reason": "conflict",
+        "conflictsWith": ids,
+    }
+    refresh: RefreshItem = {
+        "id": candidate["id"],
+        "reason": "conflict",
+        "conflictsWith": list(ids),
+        "sources": sources,
+    }
+    return excluded, refresh
+
+
+_POINTER_KEYS = tuple(key for key in CANDIDATE_KEYS if key != "content")
+
+
+def _copy(candidate: Candidate, *, with_content: bool) -> dict[str, Any]:
+    # Canonical key order, so the output does not depend on the request's key order;
+    # a conflict list is copied so the result shares no mutable object with the request.
+    keys = CANDIDATE_KEYS if with_content else _POINTER_KEYS
+    item: dict[str, Any] = {key: candidate[key] for key in keys if key in candidate}
+    targets = item.get("conflictsWith")
+    if isinstance(targets, list):
+        item["conflictsWith"] = list(targets)
+    return item
+
+
+def budget_fit(candidate: Candidate, remaining: int) -> SelectedItem | None:
+    """Rule 5, budget fit: a candidate that fits the remaining budget is selected in full.
+
+    Chapter: [rule 5, budget fit][budget-fit] on the rules page.
+
+    First fit: a later, smaller candidate can still fit after a larger one did not.
+
+    Returns:
+        A copy of the candidate, content included, or ``None`` if it does not fit.
+    """
+    if candidate["sizeUnits"] > remaining:
+        return None
+    return _copy(candidate, with_content=True)  # type: ignore[return-value]
+
+
+def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
+    """Rule 6, pointer: a candidate over budget with a non-blank ``reference`` becomes a pointer.
+
+    Chapter: [rule 6, pointer][pointer] on the rules page.
+
+    The pointer records where the item lives and what loading it would take; the builder
+    never reads the reference.
+
+    Returns:
+        The candidate without its content, plus ``loadCondition``, or ``None`` if it has no
+        usable reference.
+    """
+    if not candidate.get("reference", "").strip():
+        return None
+    item = _copy(candidate, with_content=False)
+    item["loadCondition"] = {"requiresUnits": candidate["sizeUnits"], "availableUnits": remaining}
+    return item  # type: ignore[return-value]
+
+
+def over_budget(candidate: Candidate, remaining: int) -> ExcludedItem:
+    """Rule 7, over budget: a candidate that neither fits nor can be pointed to is excluded,
+    with the units it required and the units that were available.
+
+    Chapter: [rule 7, over budget][over-budget] on the rules page.
+    """
+    return {
+        "id": candidate["id"],
+        "kind": candidate["kind"],
+        "reason": "over_budget",
+        "requiresUnits": candidate["sizeUnits"],
+        "availableUnits": remaining,
+    }
