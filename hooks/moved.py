@@ -221,6 +221,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     return config
 
 
+@event_priority(-200)  # after the i18n plugin (-100) has chosen this edition's files and URLs
 def on_files(files, config: MkDocsConfig):
     """An old page path must be free (the redirect goes there); a new one must be a page."""
     assert _moves is not None
