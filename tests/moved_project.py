@@ -94,7 +94,7 @@ def _pages(language: str) -> dict[str, str]:
                 _filler(text),
             ]
         ),
-        "api": f"# API {{#api}}\n\n{_filler(text, 10)}\n\n::: harnessbook.cli\n",
+        "api": f"# API {{#api}}\n\n{_filler(text, 10)}\n\n::: harnessbook.cli\n\n{_filler(text, 40)}\n",
     }
 
 
