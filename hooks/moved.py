@@ -275,7 +275,7 @@ def on_page_content(content: str, page, config: MkDocsConfig, files) -> str:
                 "An id that is still on its page has not moved: remove the entry."
             )
         if target.page == path:
-            tag = re.search(rf"""<[A-Za-z][A-Za-z0-9]*\s[^>]*?\bid=["']{re.escape(html.escape(target.id, quote=True))}["']""", content)
+            tag = re.search(rf"""<[A-Za-z][A-Za-z0-9]*\s[^>]*?(?<=\s)id=["']{re.escape(html.escape(target.id, quote=True))}["']""", content)
             if tag is None:
                 raise PluginError(f"{entry}: moves to #{target.id}, but /{prefix}{path} has no element with that id.")
             content = content[: tag.start()] + _alias(old, f"#{target.id}") + content[tag.start() :]
