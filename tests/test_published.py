@@ -166,6 +166,10 @@ def test_moved_project_resolves_every_old_address(moved_site):
     failing = {str(p.address) for p in published.check(moved_site, addresses, moved.Moves())}
     old_pages = {line for line in moved_project.manifest_lines() if re.search(r" /(en/)?old(er)?/place/", line)}
     assert len(old_pages) == 10 and failing == old_pages
+    # An alias that leads elsewhere than moved.yml says is caught too.
+    wrong = moved.parse_moves(moved_project.MOVED_YML.replace("renamed-old: renamed-new", "renamed-old: kept"))
+    why = {p.why for p in published.check(moved_site, addresses, wrong) if p.address.url == "/en/new/place/#renamed-old"}
+    assert why == {"the alias at #renamed-old goes to /en/new/place/#renamed-new, not /en/new/place/#kept"}
 
 
 def test_redirect_pages_have_no_inline_script(moved_site):

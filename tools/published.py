@@ -271,11 +271,12 @@ def check(site: Path, addresses: Iterable[Address], moves) -> list[Problem]:
         target = moves.anchors.get(new_page, {}).get(fragment)
         if target is not None:
             target_page = _page_at(site, f"/{prefix}{target.page}")
-            expected = f"#{target.id}" if target.page == new_page else None
+            expected = f"/{prefix}{target.page}#{target.id}"
+            goes_to = urljoin(f"https://site{current}", page.aliases.get(fragment, "")).removeprefix("https://site")
             if fragment not in page.aliases:
                 problems.append(Problem(address, f"moved.yml moves #{fragment}, but {current} has no alias at that id"))
-            elif expected is not None and page.aliases[fragment] != expected:
-                problems.append(Problem(address, f"the alias at #{fragment} goes to {page.aliases[fragment]}, not {expected}"))
+            elif goes_to != expected:
+                problems.append(Problem(address, f"the alias at #{fragment} goes to {goes_to}, not {expected}"))
             elif target_page is None or target.id not in target_page.ids:
                 problems.append(Problem(address, f"moved.yml moves it to /{prefix}{target.page}#{target.id}, which does not exist"))
             continue
