@@ -127,8 +127,8 @@ def parse_moves(text: str, source: str = MOVED_FILE) -> Moves:
             raise MovedError(f"{where}: moves to itself")
         pages[old] = new
     resolved: dict[str, str] = {}
-    for old in pages:
-        seen, path = [old], pages[old]
+    for old, first in pages.items():
+        seen, path = [old], first
         while path in pages:
             if path in seen:
                 raise MovedError(f"{source}: pages: the moves {' -> '.join([*seen, path])} form a cycle")
@@ -262,7 +262,7 @@ def _has_id(text: str, value: str) -> bool:
 def on_page_content(content: str, page, config: MkDocsConfig, files) -> str:
     assert _moves is not None
     _, prefix = edition(config)
-    path = page.url[len(prefix) :] if page.url.startswith(prefix) else page.url
+    path = page.url.removeprefix(prefix)
     aliases = _moves.anchors.get(path)
     if not aliases:
         return content

@@ -166,6 +166,7 @@ def build(project: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONWARNINGS="ignore::DeprecationWarning")
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(project / "site")],
+        check=False,
         cwd=project,
         env=env,
         capture_output=True,

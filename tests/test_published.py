@@ -23,9 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import moved_project
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -212,7 +212,7 @@ def collect(site: Path) -> list[Address]:
     found = []
     for file in sorted(site.rglob("index.html")):
         relative = file.parent.relative_to(site).as_posix()
-        if relative.startswith("assets") or relative.startswith("_"):
+        if relative.startswith(("assets", "_")):
             continue
         path = "/" if relative == "." else f"/{relative}/"
         page = parse_page(file)
@@ -307,14 +307,14 @@ def build_site(into: Path) -> None:
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     completed = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(into)],
-        cwd=ROOT, env=env, capture_output=True, text=True,
+        check=False, cwd=ROOT, env=env, capture_output=True, text=True,
     )
     if completed.returncode != 0:
         sys.exit(f"mkdocs build --strict failed:\n{(completed.stdout + completed.stderr)[-4000:]}")
 
 
 def git_commit() -> str:
-    completed = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    completed = subprocess.run(["git", "rev-parse", "--short", "HEAD"], check=False, cwd=ROOT, capture_output=True, text=True)
     return completed.stdout.strip() or "unknown commit"
 
 

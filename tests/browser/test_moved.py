@@ -20,9 +20,8 @@ import threading
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-import pytest
-
 import moved_project
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CSP = "script-src 'self'; object-src 'none'; base-uri 'self'"
@@ -47,7 +46,7 @@ class CSPHandler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Content-Security-Policy", CSP)
         super().end_headers()
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002
+    def log_message(self, format: str, *args) -> None:
         pass
 
 
