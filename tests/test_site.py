@@ -45,9 +45,16 @@ def html_pages(site: Path) -> list[Path]:
     return sorted(site.rglob("*.html"))
 
 
+def is_redirect_page(page: Path) -> bool:
+    """A page moved.yml redirects (hooks/moved.py): a bare <html data-moved-to>, not a book page."""
+    return re.search(r"<html[^>]*\sdata-moved-to=", page.read_text(encoding="utf-8")[:500]) is not None
+
+
 def edition_pages(site: Path, edition: str) -> list[Path]:
-    """The pages of one edition: "en" lives under en/, "zh" is everything else."""
-    pages = [p for p in html_pages(site) if not p.relative_to(site).parts[0].startswith("assets")]
+    """The pages of one edition: "en" lives under en/, "zh" is everything else (no redirect pages)."""
+    pages = [
+        p for p in html_pages(site) if not p.relative_to(site).parts[0].startswith("assets") and not is_redirect_page(p)
+    ]
     if edition == "en":
         return [p for p in pages if p.relative_to(site).parts[0] == "en"]
     return [p for p in pages if p.relative_to(site).parts[0] != "en"]

@@ -74,6 +74,8 @@ def html_pages(root: Path) -> list[str]:
         rel = path.relative_to(root).as_posix()
         if rel.endswith("404.html") or rel.startswith("assets/"):  # one 404 page per edition
             continue
+        if "data-moved-to=" in path.read_text(encoding="utf-8")[:500]:  # a redirect page (moved.yml)
+            continue
         pages.append(rel[: -len("index.html")] if rel.endswith("index.html") else rel)
     return pages
 

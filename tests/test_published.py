@@ -1,0 +1,319 @@
+"""Addresses that people link to never break (issue 15).
+
+* every address in ``tests/data/published.txt`` (pages of both editions, the headings of the
+  chapter and reference pages, the API's objects) resolves in the strict build: it is still
+  there, or ``moved.yml`` redirects it and the build carries the redirect page or the alias;
+* the check fails, naming each address and the two fixes, when an address disappears;
+* ``tools/published.py --update`` appends and never drops;
+* ``hooks/moved.py``, on a small two-edition project that moves a page and anchors of every kind
+  (``tests/moved_project.py``): redirect pages without inline script, aliases, ``_redirects``
+  and nginx rules (served by a real nginx where one is installed), and a clear error for every
+  kind of mistake in ``moved.yml``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import importlib.util
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import moved_project
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+published = _load("harnessbook_published", ROOT / "tools" / "published.py")
+moved = published.moved
+
+# The baseline: today's main (957be81) before any move, per edition.
+BASELINE = {"page": 44, "heading": 280, "object": 103}
+
+
+@pytest.fixture(scope="module")
+def manifest() -> list:
+    return published.read_manifest()
+
+
+@pytest.fixture(scope="session")
+def moved_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small project of tests/moved_project.py, built strictly once."""
+    return moved_project.build_site(tmp_path_factory.mktemp("moved-project"))
+
+
+# --------------------------------------------------------------------------- the book
+
+
+def test_every_published_address_resolves(built_site, manifest):
+    problems = published.check(built_site.path, manifest, moved.load_moves(ROOT))
+    assert not problems, published.report(problems)
+
+
+def test_the_manifest_holds_the_baseline_in_both_editions(manifest):
+    assert len(manifest) == len(set(manifest)), "an address is listed twice"
+    for edition, prefix in (("zh", "/"), ("en", "/en/")):
+        mine = [a for a in manifest if (a.url.startswith("/en/") or a.url == "/en/") == (edition == "en")]
+        counted = published.counts(mine)
+        for kind, baseline in BASELINE.items():
+            assert counted[kind] >= baseline, f"{edition}: {counted[kind]} {kind} addresses, the baseline had {baseline}"
+    paths = {a.path for a in manifest}
+    for page in ("/", "/en/", "/reference/api/", "/en/reference/api/", "/chapters/06-context-packet/rules/"):
+        assert page in paths
+    assert published.Address("object", "/en/reference/api/#harnessbook.context_packet.build_context_packet") in manifest
+
+
+def test_the_build_publishes_nothing_the_manifest_lacks(built_site, manifest):
+    """New pages, headings and objects are added with `tools/published.py --update`."""
+    missing = sorted(set(published.collect(built_site.path)) - set(manifest), key=published.sort_key)
+    assert not missing, (
+        "published but not in tests/data/published.txt (run: uv run python tools/published.py --update):\n"
+        + "\n".join(f"  {a}" for a in missing[:40])
+    )
+
+
+def _copy_pages(site: Path, into: Path) -> Path:
+    """The built site's HTML files only: enough for the check, and cheap to change."""
+    for file in site.rglob("*.html"):
+        if "assets" in file.relative_to(site).parts:
+            continue
+        target = into / file.relative_to(site)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(file, target)
+    return into
+
+
+def test_the_check_fails_when_an_address_disappears(built_site, manifest, tmp_path):
+    site = _copy_pages(built_site.path, tmp_path / "site")
+    rules = site / "chapters" / "06-context-packet" / "rules" / "index.html"
+    api = site / "en" / "reference" / "api" / "index.html"
+    rules.write_text(rules.read_text(encoding="utf-8").replace('id="expiry"', 'id="renamed-expiry"'), encoding="utf-8")
+    api.write_text(
+        api.read_text(encoding="utf-8").replace(
+            'id="harnessbook.context_packet.expiry"', 'id="harnessbook.context_packet.rules.expiry"'
+        ),
+        encoding="utf-8",
+    )
+    shutil.rmtree(site / "en" / "reference" / "cli")
+    published.parse_page.cache_clear()
+    try:
+        problems = published.check(site, manifest, moved.Moves())
+    finally:
+        published.parse_page.cache_clear()
+    named = {str(p.address) for p in problems}
+    assert "heading /chapters/06-context-packet/rules/#expiry" in named
+    assert "object /en/reference/api/#harnessbook.context_packet.expiry" in named
+    assert "page /en/reference/cli/" in named
+    assert {p.address.path for p in problems} <= {
+        "/chapters/06-context-packet/rules/", "/en/reference/api/", "/en/reference/cli/"
+    }
+    assert len([p for p in problems if p.address.path == "/en/reference/cli/"]) == 1 + published.counts(
+        a for a in manifest if a.path == "/en/reference/cli/" and a.fragment
+    )["heading"]
+    message = published.report(problems)
+    assert "heading /chapters/06-context-packet/rules/#expiry: /chapters/06-context-packet/rules/ has no element with id 'expiry'" in message
+    assert "1. keep it" in message and "2. redirect it in moved.yml" in message
+
+
+def test_update_appends_and_never_drops(tmp_path):
+    path = tmp_path / "published.txt"
+    kept = published.Address("heading", "/reference/gone/#retired")
+    path.write_text(published.HEADER + f"\n# earlier\n{kept}\npage /\n", encoding="utf-8")
+    before = path.read_text(encoding="utf-8")
+    found = [published.Address("page", "/"), published.Address("page", "/en/"), published.Address("heading", "/en/x/#y")]
+    new = published.append_new(path, found, "added in a test")
+    after = path.read_text(encoding="utf-8")
+    assert after.startswith(before), "the existing lines must stay as they were"
+    assert new == [published.Address("page", "/en/"), published.Address("heading", "/en/x/#y")]
+    assert kept in published.read_manifest(path)
+    assert published.append_new(path, found, "again") == [] and path.read_text(encoding="utf-8") == after
+
+
+@pytest.mark.parametrize(
+    "line", ["page /x/#y", "heading /x/", "anchor /x/#y", "page x/", "page / extra", "object"]
+)
+def test_a_malformed_manifest_line_is_named(tmp_path, line):
+    path = tmp_path / "published.txt"
+    path.write_text(f"page /\n{line}\n", encoding="utf-8")
+    with pytest.raises(published.ManifestError, match=r"published\.txt:2: "):
+        published.read_manifest(path)
+
+
+# --------------------------------------------------------------------------- hooks/moved.py
+
+
+def test_moved_project_resolves_every_old_address(moved_site):
+    addresses = [published.Address(*line.split()) for line in moved_project.manifest_lines()]
+    addresses += published.collect(moved_site)
+    moves = moved.parse_moves(moved_project.MOVED_YML)
+    published.parse_page.cache_clear()
+    assert published.check(moved_site, addresses, moves) == []
+    # Without moved.yml's page entries the old pages fail: a redirect page is not a page.
+    failing = {str(p.address) for p in published.check(moved_site, addresses, moved.Moves())}
+    old_pages = {line for line in moved_project.manifest_lines() if re.search(r" /(en/)?old(er)?/place/", line)}
+    assert len(old_pages) == 10 and failing == old_pages
+    # An alias that leads elsewhere than moved.yml says is caught too.
+    wrong = moved.parse_moves(moved_project.MOVED_YML.replace("renamed-old: renamed-new", "renamed-old: kept"))
+    why = {p.why for p in published.check(moved_site, addresses, wrong) if p.address.url == "/en/new/place/#renamed-old"}
+    assert why == {"the alias at #renamed-old goes to /en/new/place/#renamed-new, not /en/new/place/#kept"}
+
+
+def test_redirect_pages_have_no_inline_script(moved_site):
+    for prefix, language, text in (("", "zh", "本页已移至"), ("en/", "en", "This page has moved to")):
+        for old in ("old/place/", "older/place/"):
+            page = (moved_site / prefix / old / "index.html").read_text(encoding="utf-8")
+            assert f'<html lang="{language}" data-moved-to="../../new/place/">' in page
+            assert text in page
+            assert re.findall(r"<script\b[^>]*>", page) == [
+                f'<script src="{"../" * (old.count("/") + (1 if prefix else 0))}assets/javascripts/moved.js">'
+            ], "a redirect page loads moved.js and has no inline script (the site's CSP)"
+            assert '<noscript><meta http-equiv="refresh" content="0; url=../../new/place/"></noscript>' in page
+            assert f'<link rel="canonical" href="https://moved.example/{prefix}new/place/">' in page
+    assert (moved_site / "assets" / "javascripts" / "moved.js").read_bytes() == (ROOT / "hooks" / "moved.js").read_bytes()
+
+
+def test_aliases_sit_where_the_anchor_now_is(moved_site):
+    for prefix in ("", "en/"):
+        place = (moved_site / prefix / "new" / "place" / "index.html").read_text(encoding="utf-8")
+        assert re.search(r'<span id="renamed-old" class="hb-moved" data-moved-to="#renamed-new"></span><h2 id="renamed-new"', place)
+        assert re.search(r'<span id="very-old" class="hb-moved" data-moved-to="#kept"></span><h2 id="kept"', place)
+        assert '<span id="gone-elsewhere" class="hb-moved" data-moved-to="../../other/#landing"></span>' in place
+        assert len(re.findall(r"assets/javascripts/moved\.js", place)) == 1
+        api = (moved_site / prefix / "api" / "index.html").read_text(encoding="utf-8")
+        assert re.search(
+            r'<span id="harnessbook\.old_cli\.main" class="hb-moved" data-moved-to="#harnessbook\.cli\.main"></span>'
+            r'<h2 id="harnessbook\.cli\.main" class="doc doc-heading"',
+            api,
+        )
+        other = (moved_site / prefix / "other" / "index.html").read_text(encoding="utf-8")
+        assert "moved.js" not in other, "pages without aliases do not load the script"
+
+
+def test_host_redirect_files(moved_site):
+    netlify = (moved_site / "_redirects").read_text(encoding="utf-8")
+    rules = [line for line in netlify.splitlines() if line and not line.startswith("#")]
+    assert rules == [
+        "/old/place/ /new/place/ 301",
+        "/older/place/ /new/place/ 301",
+        "/en/old/place/ /en/new/place/ 301",
+        "/en/older/place/ /en/new/place/ 301",
+    ]
+    nginx = (moved_site / "_deploy" / "nginx-redirects.conf").read_text(encoding="utf-8")
+    assert "location = /en/older/place/ { return 301 /en/new/place/$is_args$args; }" in nginx
+
+
+def test_the_book_writes_its_host_files(built_site):
+    """Written even when nothing moved, so an nginx include always finds its file."""
+    assert (built_site.path / "_redirects").is_file()
+    conf = (built_site.path / "_deploy" / "nginx-redirects.conf").read_text(encoding="utf-8")
+    assert conf.startswith("# Generated from moved.yml")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_nginx_answers_301_for_a_moved_page(moved_site, tmp_path):
+    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    if nginx is None:
+        pytest.skip("nginx is not installed (apt-get install nginx)")
+    port = _free_port()
+    for folder in ("logs", "temp"):
+        (tmp_path / folder).mkdir()
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        f"""
+daemon off; master_process off; pid {tmp_path}/nginx.pid; error_log {tmp_path}/logs/error.log;
+events {{}}
+http {{
+  access_log off;
+  client_body_temp_path {tmp_path}/temp; proxy_temp_path {tmp_path}/temp; fastcgi_temp_path {tmp_path}/temp;
+  uwsgi_temp_path {tmp_path}/temp; scgi_temp_path {tmp_path}/temp;
+  server {{
+    listen 127.0.0.1:{port};
+    root {moved_site};
+    include {moved_site}/_deploy/nginx-redirects.conf;
+  }}
+}}
+""",
+        encoding="utf-8",
+    )
+    process = subprocess.Popen([nginx, "-p", str(tmp_path), "-c", str(conf)], stderr=subprocess.PIPE)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if process.poll() is not None:
+                    pytest.fail(f"nginx did not start: {process.stderr.read().decode()}")
+                time.sleep(0.05)
+
+        def get(path: str) -> tuple[int, str | None]:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("GET", path)
+            response = connection.getresponse()
+            response.read()
+            connection.close()
+            return response.status, response.getheader("Location")
+
+        assert get("/old/place/") == (301, f"http://127.0.0.1:{port}/new/place/")
+        assert get("/en/older/place/index.html?x=1") == (301, f"http://127.0.0.1:{port}/en/new/place/?x=1")
+        assert get("/en/new/place/")[0] == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("- a\n", "expected a mapping"),
+        ("pages: {old: new/}\n", "'old' is not a page path"),
+        ("pages: {/old/: new/}\n", "'/old/' is not a page path"),
+        ("pages: {a/: b/, b/: a/}\n", "form a cycle"),
+        ("pages: {a/: a/}\n", "moves to itself"),
+        ("page: {a/: b/}\n", "unknown key(s) ['page']"),
+        ("anchors: {a/: {old id: new}}\n", "'old id' is not an anchor id"),
+        ("anchors: {a/: {old: other/page#x}}\n", "'other/page' is not a page path"),
+        ("anchors: {a/: {old: 3}}\n", "the target must be a new id"),
+        ("anchors: {a/: [old]}\n", "expected {old id: new id"),
+        ("pages: [\n", "not valid YAML"),
+    ],
+)
+def test_a_mistake_in_moved_yml_is_named(text, message):
+    with pytest.raises(moved.MovedError) as raised:
+        moved.parse_moves(text)
+    assert message in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("moved_yml", "message"),
+    [
+        ("pages: {other/: new/place/}\n", "'other/' moves to 'new/place/', but the site still has a page at /other/"),
+        ("pages: {gone/: nowhere/}\n", "'gone/' moves to 'nowhere/', which is not a page of the site"),
+        ("anchors: {other/: {x: missing}}\n", "moves to #missing, but /other/ has no element with that id"),
+        ("anchors: {other/: {landing: other-id}}\n", "still has an element with id 'landing'"),
+        ("anchors: {other/: {x: new/place/#missing}}\n", "but /new/place/ has no element with id 'missing'"),
+    ],
+)
+def test_the_build_stops_on_a_moved_yml_that_contradicts_the_site(tmp_path, moved_yml, message):
+    project = moved_project.write_project(tmp_path, moved_yml, light=True)
+    completed = moved_project.build(project)
+    assert completed.returncode != 0
+    assert message in completed.stdout + completed.stderr
