@@ -335,8 +335,9 @@ class InvalidRequestError(ValueError):
     """The request breaks the contract. Carries every problem found, not just the first.
 
     Attributes:
-        problems: One ``"<json path>: <what is wrong>"`` string per problem, in the order
-            the request was walked.
+        problems: One ``"<json path>: <what is wrong>"`` string per problem: first those of
+            a top-down walk of the request (candidates in input order), then the cross-field
+            problems of ``conflictsWith`` targets.
     """
 
     def __init__(self, problems: list[str] | tuple[str, ...]) -> None:
@@ -584,7 +585,9 @@ def validate_request(request: object) -> None:
 
     Raises:
         InvalidRequestError: If anything is wrong. ``problems`` lists every problem as
-            ``"<json path>: <what is wrong>"``, in the order the request was walked.
+            ``"<json path>: <what is wrong>"``: first those of a top-down walk of the
+            request (candidates in input order, repeated ids included), then the cross-field
+            problems of ``conflictsWith`` targets.
     """
     problems: list[str] = []
     if not isinstance(request, dict):
