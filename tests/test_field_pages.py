@@ -155,9 +155,19 @@ def field_page_problems(path: Path, field: Field) -> list[str]:
             problems.append(f"{name}: {{#errors}} shows no executed InvalidRequestError example")
     elif not any(f.language in ("python", "json") for f in errors_fences):
         problems.append(f"{name}: {{#errors}} shows no executed example of the guarantees")
-    example = [(f.language, f.title) for f in scan_fences(section(text, "example"))]
-    if ("json", "request.json") not in example or not ({("json", "result.json"), ("text", "InvalidRequestError")} & set(example)):
-        problems.append(f"{name}: {{#example}} has no executed request.json/result.json pair")
+    example_text = section(text, "example")
+    example = [(f.language, f.title) for f in scan_fences(example_text)]
+    has_pair = ("json", "request.json") in example and bool(
+        {("json", "result.json"), ("text", "InvalidRequestError")} & set(example)
+    )
+    # A scenario shown in full on its home page may be linked instead, with a short executed
+    # example of this field (one home per scenario, issue 10).
+    links_home = CHAPTER_LINK.search(example_text) is not None and ("python", None) in example
+    if not (has_pair or links_home):
+        problems.append(
+            f"{name}: {{#example}} has no executed request.json/result.json pair, nor a link to the "
+            "scenario's home in the chapter with an executed python example"
+        )
     if not CHAPTER_LINK.search(section(text, "used-in")):
         problems.append(f"{name}: {{#used-in}} links to no chapter section (../chapters/06-context-packet/X.md#id)")
     directive = re.search(r"^:::[ \t]+(\S+)", section(text, "docstring"), re.MULTILINE)
