@@ -273,6 +273,22 @@ def test_an_incomplete_field_page_is_caught(tmp_path: Path, case: str):
     assert any(expected in p for p in problems), problems
 
 
+def test_an_example_may_link_to_its_scenarios_home(tmp_path: Path):
+    start = GOOD_FIELD_PAGE.index("## Example {#example}")
+    end = GOOD_FIELD_PAGE.index("## Used in {#used-in}")
+    linked = (
+        "## Example {#example}\n\n"
+        "The full request and result are in [Interface](../../../chapters/06-context-packet/interface.md#candidates).\n\n"
+        '```python\n>>> 1 + 1\n2\n```\n\n'
+    )
+    page = tmp_path / "kind.md"
+    page.write_text(GOOD_FIELD_PAGE[:start] + linked + GOOD_FIELD_PAGE[end:], encoding="utf-8")
+    assert field_page_problems(page, KIND) == []
+    unlinked = linked.replace("(../../../chapters/06-context-packet/interface.md#candidates)", "")
+    page.write_text(GOOD_FIELD_PAGE[:start] + unlinked + GOOD_FIELD_PAGE[end:], encoding="utf-8")
+    assert any("no executed request.json/result.json" in p for p in field_page_problems(page, KIND))
+
+
 def test_a_field_without_a_page_is_caught(tmp_path: Path):
     assert field_page_problems(tmp_path / "kind.md", KIND) == ["kind.md: missing (field kind of Candidate)"]
 
