@@ -155,9 +155,19 @@ def field_page_problems(path: Path, field: Field) -> list[str]:
             problems.append(f"{name}: {{#errors}} shows no executed InvalidRequestError example")
     elif not any(f.language in ("python", "json") for f in errors_fences):
         problems.append(f"{name}: {{#errors}} shows no executed example of the guarantees")
-    example = [(f.language, f.title) for f in scan_fences(section(text, "example"))]
-    if ("json", "request.json") not in example or not ({("json", "result.json"), ("text", "InvalidRequestError")} & set(example)):
-        problems.append(f"{name}: {{#example}} has no executed request.json/result.json pair")
+    example_text = section(text, "example")
+    example = [(f.language, f.title) for f in scan_fences(example_text)]
+    has_pair = ("json", "request.json") in example and bool(
+        {("json", "result.json"), ("text", "InvalidRequestError")} & set(example)
+    )
+    # A scenario shown in full on its home page may be linked instead, with a short executed
+    # example of this field (one home per scenario, issue 10).
+    links_home = CHAPTER_LINK.search(example_text) is not None and ("python", None) in example
+    if not (has_pair or links_home):
+        problems.append(
+            f"{name}: {{#example}} has no executed request.json/result.json pair, nor a link to the "
+            "scenario's home in the chapter with an executed python example"
+        )
     if not CHAPTER_LINK.search(section(text, "used-in")):
         problems.append(f"{name}: {{#used-in}} links to no chapter section (../chapters/06-context-packet/X.md#id)")
     directive = re.search(r"^:::[ \t]+(\S+)", section(text, "docstring"), re.MULTILINE)
@@ -261,6 +271,22 @@ def test_an_incomplete_field_page_is_caught(tmp_path: Path, case: str):
     page.write_text(GOOD_FIELD_PAGE.replace(old, new), encoding="utf-8")
     problems = field_page_problems(page, KIND)
     assert any(expected in p for p in problems), problems
+
+
+def test_an_example_may_link_to_its_scenarios_home(tmp_path: Path):
+    start = GOOD_FIELD_PAGE.index("## Example {#example}")
+    end = GOOD_FIELD_PAGE.index("## Used in {#used-in}")
+    linked = (
+        "## Example {#example}\n\n"
+        "The full request and result are in [Interface](../../../chapters/06-context-packet/interface.md#candidates).\n\n"
+        '```python\n>>> 1 + 1\n2\n```\n\n'
+    )
+    page = tmp_path / "kind.md"
+    page.write_text(GOOD_FIELD_PAGE[:start] + linked + GOOD_FIELD_PAGE[end:], encoding="utf-8")
+    assert field_page_problems(page, KIND) == []
+    unlinked = linked.replace("(../../../chapters/06-context-packet/interface.md#candidates)", "")
+    page.write_text(GOOD_FIELD_PAGE[:start] + unlinked + GOOD_FIELD_PAGE[end:], encoding="utf-8")
+    assert any("no executed request.json/result.json" in p for p in field_page_problems(page, KIND))
 
 
 def test_a_field_without_a_page_is_caught(tmp_path: Path):

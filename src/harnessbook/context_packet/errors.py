@@ -16,8 +16,9 @@ class InvalidRequestError(ValueError):
     """The request breaks the contract. Carries every problem found, not just the first.
 
     Attributes:
-        problems: One ``"<json path>: <what is wrong>"`` string per problem, in the order
-            the request was walked.
+        problems: One ``"<json path>: <what is wrong>"`` string per problem: first those of
+            a top-down walk of the request (candidates in input order), then the cross-field
+            problems of ``conflictsWith`` targets.
     """
 
     def __init__(self, problems: list[str] | tuple[str, ...]) -> None:

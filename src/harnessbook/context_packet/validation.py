@@ -192,7 +192,9 @@ def validate_request(request: object) -> None:
 
     Raises:
         InvalidRequestError: If anything is wrong. ``problems`` lists every problem as
-            ``"<json path>: <what is wrong>"``, in the order the request was walked.
+            ``"<json path>: <what is wrong>"``: first those of a top-down walk of the
+            request (candidates in input order, repeated ids included), then the cross-field
+            problems of ``conflictsWith`` targets.
     """
     problems: list[str] = []
     if not isinstance(request, dict):
