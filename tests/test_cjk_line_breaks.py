@@ -166,3 +166,22 @@ def test_the_chinese_search_index_has_no_gap_at_a_line_break(built_site):
 def test_the_chinese_pages_are_still_wrapped():
     """The fix is in the build: the sources keep their line breaks between Chinese characters."""
     assert sum(len(source_breaks(page.read_text(encoding="utf-8"))) for page in chinese_sources()) > 100
+
+
+# --------------------------------------------------------------------------- the playground
+
+PLAYGROUND = ROOT / "docs" / "assets" / "playground" / "playground.js"
+
+
+def playground_labels(edition: str) -> dict[str, str]:
+    """The playground's interface strings of one edition (``LABELS.<edition>`` in playground.js)."""
+    source = PLAYGROUND.read_text(encoding="utf-8")
+    block = re.search(rf"^    {edition}: \{{\n(.*?)^    \}},", source, re.M | re.S)
+    assert block, f"no LABELS.{edition} in {PLAYGROUND.name}"
+    return {key: json.loads(value) for key, value in re.findall(r'^\s+(\w+): ("(?:[^"\\]|\\.)*"),$', block.group(1), re.M)}
+
+
+def test_the_playground_strings_have_no_line_break_between_cjk():
+    labels = playground_labels("zh")
+    assert len(labels) > 20 and labels["run"] == "运行"
+    assert {key: text for key, text in labels.items() if join_cjk_lines(text) != text} == {}

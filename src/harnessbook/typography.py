@@ -9,7 +9,7 @@ book's pages (``hooks/cjk_line_breaks.py``), and the strings of figures or the p
 A break is removed when the characters on both sides are CJK (Han characters, CJK
 punctuation, kana, full-width forms), or when one side is CJK and the other is a typographic
 quote, ellipsis or dash (“”‘’…—·, which Chinese text uses as its own punctuation). Between a
-CJK character and a Latin word the line break stays a space, as intended: 中文 English 混排.
+CJK character and a Latin word the line break stays a space, as intended (``中文 English 混排``).
 
 Pure and standard library only: strings in, strings out.
 """
