@@ -65,11 +65,16 @@ def join_cjk_lines(text: str) -> str:
     >>> join_cjk_lines("中文\\nEnglish 混排")
     '中文\\nEnglish 混排'
     """
+    return _join(text, None, None)
+
+
+def _join(text: str, outside_before: str | None, outside_after: str | None) -> str:
+    """:func:`join_cjk_lines`, given the visible characters just outside ``text`` (or None)."""
 
     def replace(match: re.Match[str]) -> str:
         start, end = match.span()
-        before = text[start - 1] if start else None
-        after = text[end] if end < len(text) else None
+        before = text[start - 1] if start else outside_before
+        after = text[end] if end < len(text) else outside_after
         return "" if _joins(before, after) else match.group()
 
     return _BREAK.sub(replace, text)
@@ -105,7 +110,7 @@ def join_cjk_lines_html(html: str) -> str:
     >>> join_cjk_lines_html("<p>交给<a href='#p'>指针</a>\\n或<code>超\\n预算</code></p>")
     "<p>交给<a href='#p'>指针</a>或<code>超\\n预算</code></p>"
     """
-    # Split into markup and text. A text piece is (index in parts, literal?).
+    # The page split into markup and text pieces; ``texts`` indexes the pieces to process.
     parts: list[str] = []
     texts: list[int] = []
     # For each part: the visible neighbour it offers at its start and at its end. A text
@@ -151,13 +156,5 @@ def join_cjk_lines_html(html: str) -> str:
         return None
 
     for index in texts:
-        text = parts[index]
-
-        def replace(match: re.Match[str]) -> str:
-            start, end = match.span()
-            before = text[start - 1] if start else neighbour(index - 1, -1)
-            after = text[end] if end < len(text) else neighbour(index + 1, +1)
-            return "" if _joins(before, after) else match.group()
-
-        parts[index] = _BREAK.sub(replace, text)
+        parts[index] = _join(parts[index], neighbour(index - 1, -1), neighbour(index + 1, +1))
     return "".join(parts)
