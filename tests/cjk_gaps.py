@@ -1,0 +1,222 @@
+"""Shared by the CJK line-break tests (issue 16): what a reader sees between two CJK characters.
+
+``rendered_gaps(html)`` reads a page as a browser lays out its text: the text of inline
+elements (``a``, ``strong``, ...) runs on into the text around it, every other element (a
+block, ``br``, ``img``) separates, and ``pre``/``code`` are left out. It returns every place
+where whitespace stands between two CJK characters: each one is a visible space in Chromium.
+
+``build_fixture_site(folder, with_hook=...)`` builds a one-page MkDocs site whose page breaks
+lines between CJK characters in a paragraph, a list item, a table cell and an admonition, with
+or without ``hooks/cjk_line_breaks.py``: the tests run on it both ways, to show that they fail
+without the fix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+
+ROOT = Path(__file__).resolve().parents[1]
+HOOK = ROOT / "hooks" / "cjk_line_breaks.py"
+
+# The issue's definition, written out here rather than imported from the code under test:
+# Han characters, CJK punctuation and full-width forms.
+CJK = "[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60\uffe0-\uffe6]"
+# Chinese quotes and ellipsis beside a CJK character: a line break there shows as a space too.
+QUOTE = "[\u201c\u201d\u2018\u2019\u2026]"
+GAP = re.compile(f"{CJK}\\s+{CJK}|{CJK}\\n\\s*{QUOTE}|{QUOTE}\\n\\s*{CJK}")
+
+INLINE = frozenset(
+    {"a", "abbr", "b", "bdi", "bdo", "cite", "data", "del", "dfn", "em", "font", "i", "ins",
+     "mark", "q", "s", "small", "span", "strong", "sub", "sup", "time", "u"}
+)
+LITERAL = frozenset({"pre", "code", "kbd", "samp", "script", "style", "textarea", "template"})
+WALL = "\x00"  # stands for anything that is not text running on: a block edge, code
+
+
+def _flow(node: Tag, out: list[str]) -> None:
+    for child in node.children:
+        if isinstance(child, Comment):
+            continue
+        if isinstance(child, NavigableString):
+            out.append(str(child))
+        elif isinstance(child, Tag):
+            if child.name in LITERAL:
+                out.append(WALL)
+            elif child.name in INLINE:
+                _flow(child, out)
+            else:
+                out.append(WALL)
+                _flow(child, out)
+                out.append(WALL)
+
+
+def flow_text(html: str, selector: str = "article") -> str:
+    """The text of the page's ``selector`` element as it runs on, with walls at block edges."""
+    soup = BeautifulSoup(html, "html.parser")
+    root = soup.select_one(selector)
+    assert root is not None, f"no {selector} on the page"
+    out: list[str] = []
+    _flow(root, out)
+    return "".join(out)
+
+
+def rendered_gaps(html: str, selector: str = "article") -> list[str]:
+    """Every whitespace between two CJK characters in the page's text, with some context."""
+    text = flow_text(html, selector)
+    return [
+        repr(text[max(match.start() - 8, 0) : match.end() + 8].replace(WALL, "|"))
+        for match in GAP.finditer(text)
+    ]
+
+
+# --------------------------------------------------------------------------- the fixture site
+
+FIXTURE_PAGE = textwrap.dedent(
+    """\
+    # 换行固定页
+
+    按处理顺序逐个看候选，
+    放得进剩余预算就选入，放不进就交给
+    [指针](#fixture)或超预算规则。
+
+    - 列表项里的句子在这里
+      换行，在
+      “引号”前也换行。
+
+    <table><tr><td>表格单元格里的句子
+    跨了两行</td></tr></table>
+
+    !!! note "提示"
+
+        提示框里的一句话
+        分成两行。
+
+    中文与
+    English 混排时，换行仍是空格。
+
+    ```text
+    代码块里的
+    换行保留
+    ```
+    """
+)
+FIXTURE_LINE = ("候选，", "放得进")
+"""A line break of the fixture page: the characters before and after it."""
+
+
+def build_fixture_site(folder: Path, *, with_hook: bool) -> Path:
+    """Build the fixture page into ``folder/site`` (with or without the hook); return the site."""
+    docs = folder / "docs"
+    docs.mkdir(parents=True)
+    (docs / "index.md").write_text(FIXTURE_PAGE, encoding="utf-8")
+    hooks = f"hooks: [{HOOK}]\n" if with_hook else ""
+    (folder / "mkdocs.yml").write_text(
+        textwrap.dedent(
+            """\
+            site_name: 换行固定页
+            theme:
+              name: material
+              language: zh
+              font: false
+            extra_css: [extra.css]
+            markdown_extensions: [admonition, md_in_html, pymdownx.superfences]
+            plugins:
+              - search:
+                  lang: zh
+            """
+        )
+        + hooks,
+        encoding="utf-8",
+    )
+    # The book's own font stack, so the browser measures the gap in the book's fonts.
+    css = (ROOT / "docs" / "assets" / "stylesheets" / "extra.css").read_text(encoding="utf-8")
+    (docs / "extra.css").write_text(css, encoding="utf-8")
+    site = folder / "site"
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONWARNINGS="ignore::DeprecationWarning")
+    completed = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return site
+
+
+# --------------------------------------------------------------------------- in the browser
+
+MEASURE_GAPS = r"""
+(pairs) => {
+  // For each [before, after]: the horizontal gap between the last character of `before` and the
+  // first of `after`, at the first place where only whitespace (or nothing) stands between them
+  // in the article's text; null where the pair is not found.
+  const root = document.querySelector("article");
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const chars = [];  // [node, offset] of every character, in document order
+  let text = "";
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.data.length; i++) chars.push([node, i]);
+    text += node.data;
+  }
+  const rect = (index) => {
+    const range = document.createRange();
+    range.setStart(chars[index][0], chars[index][1]);
+    range.setEnd(chars[index][0], chars[index][1] + 1);
+    return range.getBoundingClientRect();
+  };
+  return pairs.map(([before, after]) => {
+    for (let at = text.indexOf(before); at >= 0; at = text.indexOf(before, at + 1)) {
+      let next = at + before.length;
+      while (next < text.length && /\s/.test(text[next])) next++;
+      if (!text.startsWith(after, next)) continue;
+      const last = at + before.length - 1;
+      const a = rect(last), b = rect(next);
+      return {before, after, between: text.slice(last + 1, next), gap: b.left - a.right,
+              sameLine: Math.abs(a.top - b.top) < 1 && a.width > 0 && b.width > 0};
+    }
+    return null;
+  });
+}
+"""
+"""``page.evaluate(MEASURE_GAPS, [[before, after], ...])``: ``[{gap, sameLine, between, ...} | None]``."""
+
+
+# --------------------------------------------------------------------------- the search index
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_STRICT = re.compile(CJK)
+
+
+def source_breaks(markdown: str) -> list[str]:
+    """Each source line break between CJK text outside code fences, as its joined 2+2 characters.
+
+    ``逐个看候选，`` / ``放得进`` gives ``"选，放得"``: what a search index must contain, unspaced.
+    Only breaks with two plain CJK characters on each side are taken (no markup in reach).
+    """
+    joined: list[str] = []
+    fenced = False
+    lines = markdown.split("\n")
+    for line, following in zip(lines, lines[1:]):
+        if _FENCE.match(line):
+            fenced = not fenced
+        if fenced or _FENCE.match(following):
+            continue
+        tail, head = line.rstrip()[-2:], following.strip()[:2]
+        if len(tail) == len(head) == 2 and all(_STRICT.match(char) for char in tail + head):
+            joined.append(tail + head)
+    return joined
+
+
+def index_text(index: dict) -> str:
+    """All text of a search index as one string: jieba's separators removed, markup as walls."""
+    text = "\n".join(doc.get("text", "") for doc in index["docs"]).replace("\u200b", "")
+    return re.sub(r"<[^>]*>", WALL, text)
