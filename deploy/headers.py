@@ -323,3 +323,51 @@ def written_policy(site: Path) -> str:
         if name == "Content-Security-Policy":
             return value
     raise ValueError(f"{site / HEADERS_FILE} has no Content-Security-Policy")
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def explain(site: Path) -> list[str]:
+    """One line per hash of the policy: the hash, how many pages have that script, its start."""
+    pages: dict[str, set[str]] = {}
+    starts: dict[str, str] = {}
+    for page in html_files(site):
+        for item in inline_code(page.read_text(encoding="utf-8")):
+            if item.kind == "script":
+                digest = script_hash(item.text)
+                pages.setdefault(digest, set()).add(page.relative_to(site).as_posix())
+                starts[digest] = item.text.strip()[:24]
+    return [f"{digest}\t{len(pages[digest])}\t{starts[digest]}" for digest in sorted(pages)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python deploy/headers.py write|check|explain SITE_DIR [SITE_URL]``.
+
+    ``write`` does what the build does last (headers files, .gz copies, check); ``check``
+    checks every page against the policy in ``_headers``; ``explain`` lists the policy's hashes.
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="deploy/headers.py", description="The production headers of a built site.")
+    parser.add_argument("command", choices=["write", "check", "explain"])
+    parser.add_argument("site", type=Path)
+    parser.add_argument("site_url", nargs="?", default="/")
+    args = parser.parse_args(argv)
+    if args.command == "explain":
+        print("\n".join(explain(args.site)))
+        return 0
+    if args.command == "write":
+        editions = [p.parent.name for p in args.site.glob("*/404.html")]
+        problems = write_all(args.site, args.site_url, editions)
+    else:
+        problems = check_site(args.site, written_policy(args.site))
+    for problem in problems:
+        print(problem)
+    if not problems:
+        print(f"checked {len(html_files(args.site))} HTML files: every inline script is allowed by the policy in _headers")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
