@@ -409,7 +409,10 @@ def test_every_page_has_open_graph_and_twitter_card_meta(built_site, edition: st
         assert not any(key in meta for key in ("og:image", "twitter:image")), "no image: nothing from another host"
         site_names.update(meta["og:site_name"])
     assert len(site_names) == 1
-    assert ("Harness Book" in site_names.pop()) == (edition == "en")
+    site_name = site_names.pop()
+    assert ("Harness Book" in site_name) == (edition == "en")
+    home = read_head(site / ("en/index.html" if edition == "en" else "index.html")).meta
+    assert home["og:type"] == ["website"] and home["og:title"] == [site_name], "a home page is titled by the site"
 
 
 def test_project_licence_is_mit():
