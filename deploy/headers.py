@@ -124,7 +124,9 @@ class _PageScanner(HTMLParser):
     """Inline scripts (their exact text), inline event handlers, javascript: URLs, inline styles."""
 
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=False)
+        # Character references are decoded in text and attributes, never inside <script>, whose
+        # text reaches handle_data exactly as written: what the browser hashes.
+        super().__init__(convert_charrefs=True)
         self.found: list[InlineCode] = []
         self._script: list[str] | None = None
 
@@ -163,23 +165,28 @@ def html_files(site: Path) -> list[Path]:
     return sorted(p for p in site.rglob("*.html") if DEPLOY_DIR not in p.relative_to(site).parts)
 
 
-def site_script_hashes(site: Path) -> set[str]:
+Scan = dict[str, list[InlineCode]]
+"""What :func:`scan` found: each page's inline code, by its path relative to the site."""
+
+
+def scan(site: Path) -> Scan:
+    """Every built page (redirect pages included), parsed once."""
+    return {page.relative_to(site).as_posix(): inline_code(page.read_text(encoding="utf-8")) for page in html_files(site)}
+
+
+def site_script_hashes(site: Path, scanned: Scan | None = None) -> set[str]:
     """The hash of every inline script of every built page (redirect pages included)."""
-    return {
-        script_hash(item.text)
-        for page in html_files(site)
-        for item in inline_code(page.read_text(encoding="utf-8"))
-        if item.kind == "script"
-    }
+    scanned = scan(site) if scanned is None else scanned
+    return {script_hash(item.text) for items in scanned.values() for item in items if item.kind == "script"}
 
 
-def check_site(site: Path, policy: str) -> list[str]:
+def check_site(site: Path, policy: str, scanned: Scan | None = None) -> list[str]:
     """Every way a built page would break under ``policy`` (empty when none)."""
     allowed = set(parse_policy(policy).get("script-src", []))
     problems = []
-    for page in html_files(site):
-        where = page.relative_to(site).as_posix()
-        for item in inline_code(page.read_text(encoding="utf-8")):
+    scanned = scan(site) if scanned is None else scanned
+    for where, items in scanned.items():
+        for item in items:
             if item.kind == "script":
                 if script_hash(item.text) not in allowed:
                     problems.append(f"{where}: inline script {script_hash(item.text)} is not in script-src: {item.text[:80]!r}")
@@ -204,8 +211,8 @@ class Rules:
     editions: tuple[str, ...]  # site-relative roots of the non-default editions ("en/")
 
 
-def rules_for(site: Path, site_url: str, editions: Iterable[str] = ()) -> Rules:
-    hashes = site_script_hashes(site)
+def rules_for(site: Path, site_url: str, editions: Iterable[str] = (), scanned: Scan | None = None) -> Rules:
+    hashes = site_script_hashes(site, scanned)
     headers = {"Content-Security-Policy": content_security_policy(hashes), **SECURITY_HEADERS}
     files, dirs = [], set()
     for path in sorted(site.rglob("*")):
@@ -304,7 +311,8 @@ def write_all(site: Path, site_url: str, editions: Iterable[str] = (), compress:
 
     Returns the problems :func:`check_site` found in the policy as written (empty when none).
     """
-    rules = rules_for(site, site_url, editions)
+    scanned = scan(site)
+    rules = rules_for(site, site_url, editions, scanned)
     (site / HEADERS_FILE).write_text(netlify_headers(rules), encoding="utf-8")
     (site / DEPLOY_DIR).mkdir(exist_ok=True)
     (site / NGINX_HEADERS).write_text(nginx_headers(rules), encoding="utf-8")
@@ -313,7 +321,7 @@ def write_all(site: Path, site_url: str, editions: Iterable[str] = (), compress:
         redirects.write_text("# No redirects.\n", encoding="utf-8")
     if compress:
         write_gzip(site)
-    return check_site(site, written_policy(site))
+    return check_site(site, written_policy(site), scanned)
 
 
 def written_policy(site: Path) -> str:

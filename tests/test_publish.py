@@ -424,3 +424,9 @@ def test_pyodides_licence_ships_beside_the_runtime(built_site):
     licence = next(built_site.path.glob("assets/playground/pyodide-*/LICENSE"))
     text = licence.read_text(encoding="utf-8")
     assert text.startswith("Mozilla Public License Version 2.0") and "Exhibit B" in text
+
+
+def test_script_text_is_hashed_as_written_with_its_character_references(tmp_path: Path):
+    """The browser hashes a script's source text: `&amp;` inside a script is five characters."""
+    site = _fake_site(tmp_path, "<script>if (a &amp;&amp; b) go('&lt;')</script>")
+    assert headers.script_hash("if (a &amp;&amp; b) go('&lt;')") in headers.site_script_hashes(site)
