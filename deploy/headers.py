@@ -294,10 +294,9 @@ def write_gzip(site: Path) -> int:
     written = 0
     for path in compressible(site):
         target = path.with_name(path.name + ".gz")
-        data = path.read_bytes()
         if target.exists() and target.stat().st_mtime >= path.stat().st_mtime:
-            continue
-        target.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
+            continue  # written for this very file (same date) by an earlier run
+        target.write_bytes(gzip.compress(path.read_bytes(), compresslevel=9, mtime=0))
         os.utime(target, (path.stat().st_atime, path.stat().st_mtime))  # gzip_static serves the file's date
         written += 1
     return written
