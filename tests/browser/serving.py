@@ -15,6 +15,7 @@ drift apart.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import gzip
 import http.server
@@ -238,6 +239,7 @@ class Nginx:
         if check.returncode != 0:
             raise RuntimeError(f"nginx -t refused the configuration:\n{check.stderr}")
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        atexit.register(self.close)  # never leave an nginx behind, even when the caller dies
         deadline = time.monotonic() + 15
         while True:
             if self.process.poll() is not None:
@@ -256,6 +258,7 @@ class Nginx:
         return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
     def close(self) -> None:
+        atexit.unregister(self.close)
         if self.process.poll() is None:
             self.process.terminate()
             try:
