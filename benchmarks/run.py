@@ -261,24 +261,16 @@ def book_figures(site_dir: Path) -> dict[str, Any]:
 
 
 def page_weight_figures(site_dir: Path) -> dict[str, Any]:
-    chromium = Path("/usr/bin/chromium")
-    if not chromium.exists():
-        return {"skipped": "Chromium is not installed at /usr/bin/chromium"}
-    import functools
-    import http.server
-    import threading
+    # The browser tests' own server and Chromium settings (tests/browser/serving.py).
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    from serving import CHROMIUM, launch_chromium, serve
 
+    if not CHROMIUM.exists():
+        return {"skipped": f"Chromium is not installed at {CHROMIUM}"}
     from playwright.sync_api import sync_playwright
 
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm"}
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(site_dir)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    server = serve(site_dir)
+    base = server.url
     pages = {
         "home (zh)": "",
         "chapter (zh)": "chapters/06-context-packet/",
@@ -288,13 +280,9 @@ def page_weight_figures(site_dir: Path) -> dict[str, Any]:
         "field page (en)": "en/reference/request/candidates/kind/",
     }
     figures: dict[str, Any] = {}
-    flags = [
-        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    ]
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(chromium), args=flags)
+            browser = launch_chromium(playwright)
             for name, path in pages.items():
                 context = browser.new_context()
                 page = context.new_page()
@@ -313,7 +301,7 @@ def page_weight_figures(site_dir: Path) -> dict[str, Any]:
                 figures[name] = {"bytes": total, "requests": len(sizes), "largest": largest}
             browser.close()
     finally:
-        server.shutdown()
+        server.close()
     return figures
 
 

@@ -41,6 +41,11 @@ PLAYGROUND = ROOT / "docs" / "assets" / "playground"
 VENDOR_MANIFEST = PLAYGROUND / "vendor.json"
 PLAYGROUND_SCRIPT = PLAYGROUND / "playground.js"
 
+LICENCE_FILE = "LICENSE"
+"""Pyodide's licence (MPL-2.0) beside the runtime, so it ships with the site. Pyodide's npm
+package carries no licence file, so this one is not in vendor.json: it is the MPL 2.0 text of
+Pyodide's repository, and the build only checks that it is there and is that licence."""
+
 PACKAGE_ZIP_URI = "assets/playground/harnessbook.zip"
 """Where the packed package lands in the built site (the worker fetches it from there)."""
 
@@ -96,7 +101,11 @@ def vendor_problems() -> list[str]:
                 f"{path.relative_to(ROOT)}: sha256 {digest} ({len(data)} bytes), "
                 f"vendor.json pins {expected['sha256']} ({expected['bytes']} bytes)"
             )
-    extra = sorted(p.name for p in directory.iterdir() if p.name not in manifest["files"]) if directory.is_dir() else []
+    licence = directory / LICENCE_FILE
+    if not licence.is_file() or not licence.read_text(encoding="utf-8").startswith("Mozilla Public License Version 2.0"):
+        problems.append(f"{licence.relative_to(ROOT)}: Pyodide's licence (the MPL 2.0 text) must be beside the runtime")
+    known = {*manifest["files"], LICENCE_FILE}
+    extra = sorted(p.name for p in directory.iterdir() if p.name not in known) if directory.is_dir() else []
     if extra:
         problems.append(f"{directory.relative_to(ROOT)} holds files vendor.json does not list: {', '.join(extra)}")
     script = PLAYGROUND_SCRIPT.read_text(encoding="utf-8")

@@ -66,7 +66,8 @@ def test_vendored_file_matches_its_pinned_checksum(name):
 
 def test_vendored_runtime_is_the_minimal_set():
     assert set(MANIFEST["files"]) == RUNTIME_FILES
-    assert {p.name for p in VENDORED.iterdir()} == RUNTIME_FILES
+    # and Pyodide's licence, which must travel with it (hooks/playground.py checks it is there)
+    assert {p.name for p in VENDORED.iterdir()} == RUNTIME_FILES | {"LICENSE"}
     total = sum(p.stat().st_size for p in PLAYGROUND.rglob("*") if p.is_file())
     assert total < SIZE_LIMIT, f"docs/assets/playground holds {total / 2**20:.1f} MiB"
 
@@ -146,7 +147,9 @@ def test_built_site_carries_exactly_the_package_sources(built_site):
 
 def test_built_site_carries_the_runtime_unchanged(built_site):
     served = built_site.path / "assets" / "playground" / MANIFEST["directory"]
-    assert {p.name for p in served.iterdir()} == RUNTIME_FILES
+    # The runtime, Pyodide's licence, and the .gz copies the build writes for nginx.
+    assert {p.name for p in served.iterdir() if p.suffix != ".gz"} == RUNTIME_FILES | {"LICENSE"}
+    assert (served / "LICENSE").read_text(encoding="utf-8").startswith("Mozilla Public License Version 2.0")
     assert (served / "pyodide-lock.json").is_file(), "pyodide-lock.json must be kept"
     for name, pinned in MANIFEST["files"].items():
         assert sha256(served / name) == pinned["sha256"], name

@@ -83,9 +83,9 @@ def test_strict_build_has_no_warning(built_site):
 DORMANT_JS_URLS = {
     "https://unpkg.com/resize-observer-polyfill": "Material: only in browsers without ResizeObserver",
     "https://unpkg.com/mermaid@11/dist/mermaid.min.js": "Material: only for mermaid diagrams (none here)",
-    "https://api.github.com/repos/": "Material: repository facts, only with a GitHub repo_url (none)",
-    "https://api.github.com/users/": "Material: repository facts, only with a GitHub repo_url (none)",
-    "https://${e}/api/v4/projects": "Material: GitLab facts, only with a GitLab repo_url (none)",
+    "https://api.github.com/repos/": "Material: repository facts, only for data-md-component=source (never rendered)",
+    "https://api.github.com/users/": "Material: repository facts, only for data-md-component=source (never rendered)",
+    "https://${e}/api/v4/projects": "Material: GitLab facts, only for data-md-component=source (never rendered)",
     "https://${t}": "Pyodide: a URL-parsing helper, not a fetch",
     "https://cdn.jsdelivr.net/pyodide/": "Pyodide's default package CDN; the playground sets packageBaseUrl",
 }
@@ -222,7 +222,11 @@ def test_google_fonts_are_off(built_site):
 
 def test_the_dormant_urls_stay_dormant(built_site):
     config = mkdocs_config()
-    assert not config.get("repo_url"), "a repo_url makes Material fetch repository facts from its host"
+    assert not config.get("repo_url"), "repo_url comes from REPO_URL only (hooks/publish.py)"
+    source = (ROOT / "overrides" / "partials" / "source.html").read_text(encoding="utf-8")
+    assert 'class="md-source"' in source and 'data-md-component="source"' not in source, (
+        "data-md-component=source makes Material fetch repository facts from the host's API"
+    )
     pages = html_pages(built_site.path)
     assert not any('class="mermaid"' in p.read_text(encoding="utf-8") for p in pages), "mermaid loads from unpkg"
     for worker in built_site.path.rglob("worker.mjs"):

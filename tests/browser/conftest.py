@@ -1,4 +1,5 @@
-"""Browser fixtures: the built book served on 127.0.0.1 and driven by Debian's Chromium.
+"""Browser fixtures (the server and Chromium settings live in ``serving.py``, shared with the
+benchmark): the built book served on 127.0.0.1 and driven by Debian's Chromium.
 
 Fixtures for every test under ``tests/browser`` (all of them are marked ``browser``):
 
@@ -7,6 +8,7 @@ Fixtures for every test under ``tests/browser`` (all of them are marked ``browse
                  Correct MIME types (``.wasm`` is application/wasm); text is gzip-compressed
                  when the browser accepts it, as a real static host does; binaries go as-is.
 ``site_url``     its base URL, ending in ``/`` (``http://127.0.0.1:PORT/``).
+``nginx``        the same site behind real nginx with ``deploy/nginx.conf`` (session): ``.url``.
 ``browser``      a Playwright ``Browser`` running ``/usr/bin/chromium`` headless (session).
 ``page_logger``  ``log = page_logger(page)`` for a page opened in a context of your own.
 ``new_page``     factory: ``page, log = new_page(**context_options)`` opens a page in a fresh
@@ -22,32 +24,16 @@ CI (the ``CI`` environment variable is set), where they fail: CI never skips the
 
 from __future__ import annotations
 
-import functools
-import gzip
-import http.server
-import io
 import os
 import shutil
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from serving import CHROMIUM, CHROMIUM_ARGS, Nginx, SiteServer, launch_chromium, nginx_executable, serve
 
-CHROMIUM = Path("/usr/bin/chromium")
-# The flags from the machine notes: without the background-networking ones Chromium keeps
-# trying to reach Google's hosts, which this closed network refuses.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 BROWSER_DIR = Path(__file__).resolve().parent
 ROOT = BROWSER_DIR.parents[1]
 TOOLS = ROOT / "tools"
@@ -98,116 +84,6 @@ def require(path: Path | str | None, what: str) -> None:
     pytest.skip(reason)
 
 
-# --------------------------------------------------------------------------- the local server
-
-
-class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files with the MIME types a browser needs (``.wasm`` must be application/wasm)."""
-
-    extensions_map = {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".html": "text/html; charset=utf-8",
-        ".css": "text/css; charset=utf-8",
-        ".js": "text/javascript; charset=utf-8",
-        ".mjs": "text/javascript; charset=utf-8",
-        ".json": "application/json",
-        ".map": "application/json",
-        ".xml": "application/xml",
-        ".txt": "text/plain; charset=utf-8",
-        ".svg": "image/svg+xml",
-        ".png": "image/png",
-        ".ico": "image/x-icon",
-        ".woff": "font/woff",
-        ".woff2": "font/woff2",
-        ".wasm": "application/wasm",
-        ".zip": "application/zip",
-        ".whl": "application/zip",
-        ".tar": "application/x-tar",
-        ".gz": "application/gzip",
-        ".py": "text/x-python; charset=utf-8",
-        "": "application/octet-stream",
-    }
-
-    # Text is sent gzip-compressed when the browser accepts it, as any real static host does
-    # (Lighthouse measures transfer sizes). Binary files (.wasm, .zip, images) go as they are.
-    COMPRESSIBLE = ("text/", "application/json", "application/xml", "image/svg+xml")
-    _gzip_cache: dict[tuple[str, float], bytes] = {}
-    _gzip_lock = threading.Lock()
-
-    def __init__(self, *args, hits: list[str], **kwargs) -> None:
-        self._hits = hits
-        super().__init__(*args, **kwargs)
-
-    def send_head(self):  # noqa: D102 - record every path asked for, then serve it
-        self._hits.append(self.path)
-        if "gzip" in self.headers.get("Accept-Encoding", ""):
-            compressed = self._send_gzip_head()
-            if compressed is not None:
-                return compressed
-        return super().send_head()
-
-    def _send_gzip_head(self):
-        """Headers for a compressed copy of a text file, or None to serve it the usual way."""
-        path = self.translate_path(self.path)
-        if os.path.isdir(path):
-            if not urlsplit(self.path).path.endswith("/"):
-                return None  # the parent class sends the redirect to "dir/"
-            path = os.path.join(path, "index.html")
-        if not os.path.isfile(path):
-            return None
-        ctype = self.guess_type(path)
-        if not ctype.startswith(self.COMPRESSIBLE):
-            return None
-        key = (path, os.path.getmtime(path))
-        with self._gzip_lock:
-            body = self._gzip_cache.get(key)
-            if body is None:
-                with open(path, "rb") as f:
-                    body = gzip.compress(f.read(), compresslevel=6, mtime=0)
-                self._gzip_cache[key] = body
-        self.send_response(200)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Encoding", "gzip")
-        self.send_header("Vary", "Accept-Encoding")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Last-Modified", self.date_time_string(int(key[1])))
-        self.end_headers()
-        return io.BytesIO(body)
-
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - keep pytest output clean
-        pass
-
-    def handle(self) -> None:
-        try:
-            super().handle()
-        except (BrokenPipeError, ConnectionResetError):  # the browser closed a connection early
-            pass
-
-
-@dataclass
-class SiteServer:
-    """The built site on http://127.0.0.1:PORT/, served from ``root`` in a background thread."""
-
-    root: Path
-    url: str
-    hits: list[str]
-    httpd: http.server.ThreadingHTTPServer
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def serve(root: Path) -> SiteServer:
-    hits: list[str] = []
-    handler = functools.partial(SiteHandler, directory=str(root), hits=hits)
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)  # port 0: a free port
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, name="site-server", daemon=True).start()
-    host, port = httpd.server_address[:2]
-    return SiteServer(root=root, url=f"http://{host}:{port}/", hits=hits, httpd=httpd)
-
-
 @pytest.fixture(scope="session")
 def site_root(request: pytest.FixtureRequest) -> Path:
     """The built site's folder: the session's strict build (``built_site``).
@@ -232,6 +108,20 @@ def site_server(site_root: Path) -> Iterator[SiteServer]:
 def site_url(site_server: SiteServer) -> str:
     """Base URL of the served built site, with a trailing slash."""
     return site_server.url
+
+
+@pytest.fixture(scope="session")
+def nginx(site_root: Path) -> Iterator[Nginx]:
+    """The built site behind real nginx, with deploy/nginx.conf and the headers the build wrote.
+
+    ``.url`` (``http://127.0.0.1:PORT/``), ``.site``, ``.error_log()``. Where nginx is not
+    installed the tests that use it skip (locally) or fail (under CI).
+    """
+    executable = nginx_executable()
+    require(executable, "nginx (apt-get install nginx)")
+    server = Nginx(site_root, executable)
+    yield server
+    server.close()
 
 
 # --------------------------------------------------------------------------- the browser
@@ -266,9 +156,7 @@ def playwright_driver() -> Iterator[object]:
 @pytest.fixture(scope="session")
 def browser(playwright_driver, chromium_executable: str):
     """Debian's Chromium, headless, launched by Playwright's bundled driver."""
-    browser = playwright_driver.chromium.launch(
-        executable_path=chromium_executable, headless=True, args=CHROMIUM_ARGS
-    )
+    browser = launch_chromium(playwright_driver, chromium_executable)
     yield browser
     browser.close()
 

@@ -14,10 +14,17 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
+from mkdocs.utils.yaml import yaml_load
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def configured_site_url() -> str:
+    """The site_url the build used: SITE_URL, or mkdocs.yml's local default."""
+    with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
+        return yaml_load(file)["site_url"]
 
 # Everything in the page that is a link a reader (or a crawler) can follow.
 COLLECT_JS = """() => {
@@ -152,7 +159,7 @@ def test_sitemap_lists_every_page_of_both_editions(site_root: Path, pages: list[
     tree = ET.parse(site_root / "sitemap.xml")
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
     locs = [loc.text for loc in tree.findall("s:url/s:loc", ns)]
-    site = "https://harnessbook.example/"
+    site = configured_site_url()
     assert all(loc.startswith(site) for loc in locs), locs
     listed = {loc[len(site):] for loc in locs}
     assert sorted(listed - set(pages)) == [], "sitemap.xml lists pages that were not built"
@@ -170,7 +177,7 @@ def test_robots_txt_allows_crawling_and_names_the_sitemap(site_root: Path) -> No
     text = (site_root / "robots.txt").read_text(encoding="utf-8")
     assert re.search(r"(?im)^user-agent:\s*\*\s*$", text)
     assert not re.search(r"(?im)^disallow:\s*/\s*$", text)
-    assert re.search(r"(?im)^sitemap:\s*https://harnessbook\.example/sitemap\.xml\s*$", text)
+    assert re.search(rf"(?im)^sitemap:\s*{re.escape(configured_site_url())}sitemap\.xml\s*$", text)
 
 
 def test_every_page_loads_cleanly(visits: dict[str, Visit]) -> None:

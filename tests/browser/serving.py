@@ -1,0 +1,269 @@
+"""Serving the built site and starting Chromium: shared by the browser tests and the benchmark.
+
+``tests/browser/conftest.py`` builds its fixtures on this module, and ``benchmarks/run.py``
+measures page weight with the same server and the same Chromium settings, so the two cannot
+drift apart.
+
+* :func:`serve`: the fast local server (Python's, in a thread): the right MIME types, text
+  gzip-compressed on the fly, every path asked for recorded.
+* :class:`Nginx`: the built site behind the real web server, with the project's own
+  ``deploy/nginx.conf`` (only its address and site folder changed) and the headers the build
+  wrote into ``_deploy/``.
+* :data:`CHROMIUM`, :data:`CHROMIUM_ARGS`, :func:`launch_chromium`: Debian's Chromium, headless,
+  with the flags this closed network needs.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import gzip
+import http.server
+import io
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CHROMIUM = Path("/usr/bin/chromium")
+# Without the background-networking flags Chromium keeps trying to reach Google's hosts, which
+# this closed network refuses.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def launch_chromium(playwright, executable: Path | str = CHROMIUM):
+    """Debian's Chromium, headless, launched by Playwright's driver with :data:`CHROMIUM_ARGS`."""
+    return playwright.chromium.launch(executable_path=str(executable), headless=True, args=CHROMIUM_ARGS)
+
+
+# --------------------------------------------------------------------------- the fast local server
+
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files with the MIME types a browser needs (``.wasm`` must be application/wasm)."""
+
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".html": "text/html; charset=utf-8",
+        ".css": "text/css; charset=utf-8",
+        ".js": "text/javascript; charset=utf-8",
+        ".mjs": "text/javascript; charset=utf-8",
+        ".json": "application/json",
+        ".map": "application/json",
+        ".xml": "application/xml",
+        ".txt": "text/plain; charset=utf-8",
+        ".svg": "image/svg+xml",
+        ".png": "image/png",
+        ".ico": "image/x-icon",
+        ".woff": "font/woff",
+        ".woff2": "font/woff2",
+        ".wasm": "application/wasm",
+        ".zip": "application/zip",
+        ".whl": "application/zip",
+        ".tar": "application/x-tar",
+        ".gz": "application/gzip",
+        ".py": "text/x-python; charset=utf-8",
+        "": "application/octet-stream",
+    }
+
+    # Text is sent gzip-compressed when the browser accepts it, as any real static host does
+    # (Lighthouse measures transfer sizes). Binary files (.wasm, .zip, images) go as they are.
+    COMPRESSIBLE = ("text/", "application/json", "application/xml", "image/svg+xml")
+    _gzip_cache: dict[tuple[str, float], bytes] = {}
+    _gzip_lock = threading.Lock()
+
+    def __init__(self, *args, hits: list[str], **kwargs) -> None:
+        self._hits = hits
+        super().__init__(*args, **kwargs)
+
+    def send_head(self):  # noqa: D102 - record every path asked for, then serve it
+        self._hits.append(self.path)
+        if "gzip" in self.headers.get("Accept-Encoding", ""):
+            compressed = self._send_gzip_head()
+            if compressed is not None:
+                return compressed
+        return super().send_head()
+
+    def _send_gzip_head(self):
+        """Headers for a compressed copy of a text file, or None to serve it the usual way."""
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            if not urlsplit(self.path).path.endswith("/"):
+                return None  # the parent class sends the redirect to "dir/"
+            path = os.path.join(path, "index.html")
+        if not os.path.isfile(path):
+            return None
+        ctype = self.guess_type(path)
+        if not ctype.startswith(self.COMPRESSIBLE):
+            return None
+        key = (path, os.path.getmtime(path))
+        with self._gzip_lock:
+            body = self._gzip_cache.get(key)
+            if body is None:
+                with open(path, "rb") as f:
+                    body = gzip.compress(f.read(), compresslevel=6, mtime=0)
+                self._gzip_cache[key] = body
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Last-Modified", self.date_time_string(int(key[1])))
+        self.end_headers()
+        return io.BytesIO(body)
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 - keep pytest output clean
+        pass
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):  # the browser closed a connection early
+            pass
+
+
+@dataclass
+class SiteServer:
+    """The built site on http://127.0.0.1:PORT/, served from ``root`` in a background thread."""
+
+    root: Path
+    url: str
+    hits: list[str]
+    httpd: http.server.ThreadingHTTPServer
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def serve(root: Path) -> SiteServer:
+    hits: list[str] = []
+    handler = functools.partial(SiteHandler, directory=str(root), hits=hits)
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)  # port 0: a free port
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, name="site-server", daemon=True).start()
+    host, port = httpd.server_address[:2]
+    return SiteServer(root=root, url=f"http://{host}:{port}/", hits=hits, httpd=httpd)
+
+
+# --------------------------------------------------------------------------- nginx
+
+NGINX_CONF = ROOT / "deploy" / "nginx.conf"
+SITE_PLACEHOLDER = "/srv/harnessbook/site"
+"""The site folder deploy/nginx.conf names; :class:`Nginx` puts the built site's folder there."""
+
+
+def nginx_executable() -> str | None:
+    return shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if Path(p).exists()), None)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def server_block(site: Path, port: int) -> str:
+    """deploy/nginx.conf with its marked lines changed: listen, and the site folder (3 times)."""
+    lines, listens, folders = [], 0, 0
+    for line in NGINX_CONF.read_text(encoding="utf-8").splitlines():
+        if not line.lstrip().startswith("#"):
+            line, n = re.subn(r"^(\s*)listen\s+80;", rf"\g<1>listen 127.0.0.1:{port};", line)
+            listens += n
+            folders += line.count(SITE_PLACEHOLDER)
+            line = line.replace(SITE_PLACEHOLDER, str(site))
+        lines.append(line)
+    if listens != 1 or folders != 3:
+        raise ValueError(f"{NGINX_CONF}: expected one `listen 80;` and three {SITE_PLACEHOLDER}, found {listens} and {folders}")
+    return "\n".join(lines)
+
+
+def main_config(site: Path, port: int, prefix: Path) -> str:
+    """A whole nginx.conf around the server block: one foreground process, files under prefix.
+
+    ``master_process off`` keeps nginx in one process as the current user, so it reads the
+    test's temporary folders (a root master would hand requests to a ``nobody`` worker).
+    """
+    return f"""daemon off;
+master_process off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{
+    worker_connections 256;
+}}
+http {{
+    access_log off;
+    client_body_temp_path {prefix}/client_body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    default_type application/octet-stream;
+    sendfile on;
+{server_block(site, port)}
+}}
+"""
+
+
+class Nginx:
+    """``nginx -p <prefix> -c <generated conf>`` in the foreground, serving ``site`` on 127.0.0.1."""
+
+    def __init__(self, site: Path, executable: str, port: int | None = None) -> None:
+        self.site = site
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self._dir = tempfile.TemporaryDirectory(prefix="harnessbook-nginx-")
+        self.prefix = Path(self._dir.name)
+        self.conf = self.prefix / "nginx.conf"
+        self.conf.write_text(main_config(site, self.port, self.prefix), encoding="utf-8")
+        command = [executable, "-p", str(self.prefix), "-e", str(self.prefix / "error.log"), "-c", str(self.conf)]
+        check = subprocess.run([*command, "-t"], capture_output=True, text=True)
+        if check.returncode != 0:
+            raise RuntimeError(f"nginx -t refused the configuration:\n{check.stderr}")
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        atexit.register(self.close)  # never leave an nginx behind, even when the caller dies
+        deadline = time.monotonic() + 15
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"nginx exited ({self.process.returncode}):\n{self.process.stderr.read()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.close()
+                    raise RuntimeError("nginx did not start listening within 15 s") from None
+                time.sleep(0.1)
+
+    def error_log(self) -> str:
+        path = self.prefix / "error.log"
+        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+    def close(self) -> None:
+        atexit.unregister(self.close)
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._dir.cleanup()

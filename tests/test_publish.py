@@ -1,0 +1,432 @@
+"""Publishing the book (issue 12): the site's address, the deploy workflow, the production headers,
+sharing meta and licences, checked on the built site.
+
+* ``SITE_URL`` moves every absolute address (canonical links, ``og:url``, the sitemap and its
+  hreflang alternates, ``robots.txt``, the ``_headers`` paths); ``REPO_URL`` adds the
+  repository link and edit buttons, and no request to the repository host's API;
+* ``.github/workflows/pages.yml`` passes actionlint and keeps its promises (triggers, pinned
+  actions, least privilege, the same install and test steps as ``.ci/run``);
+* ``_headers`` and ``_deploy/nginx-headers.conf`` carry one policy, with a hash for every
+  inline script of every page and nothing unsafe; the build fails when a page would break;
+* every page has Open Graph and Twitter card meta, in its edition's locale;
+* the project's LICENSE, and Pyodide's beside the runtime.
+
+The nginx-served checks (every page, the playground under the policy, 404s, caching,
+compression) are browser tests: tests/browser/test_nginx.py.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+from mkdocs.exceptions import PluginError
+from mkdocs.utils.yaml import yaml_load
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from deploy import headers  # noqa: E402
+
+WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
+PUBLISHED = "https://books.example.org/harness/"
+REPO = "https://github.com/example/harnessbook"
+
+
+def default_site_url() -> str:
+    with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
+        return yaml_load(file)["site_url"]
+
+
+# --------------------------------------------------------------------------- reading pages
+
+
+@dataclass
+class Head:
+    """What a page's head says about itself (parsed with the standard library's HTML parser)."""
+
+    lang: str | None = None
+    canonical: str | None = None
+    meta: dict[str, list[str]] = field(default_factory=dict)
+    links: list[dict[str, str]] = field(default_factory=list)
+    data_components: list[str] = field(default_factory=list)
+
+
+class _HeadParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.head = Head()
+
+    def handle_starttag(self, tag, attrs):
+        a = {name: value or "" for name, value in attrs}
+        if tag == "html":
+            self.head.lang = a.get("lang")
+        elif tag == "link" and a.get("rel") == "canonical":
+            self.head.canonical = a.get("href")
+        elif tag == "meta" and ("property" in a or "name" in a):
+            self.head.meta.setdefault(a.get("property") or a["name"], []).append(a.get("content", ""))
+        elif tag == "a":
+            self.head.links.append(a)
+        if "data-md-component" in a:
+            self.head.data_components.append(a["data-md-component"])
+
+
+def read_head(path: Path) -> Head:
+    parser = _HeadParser()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser.head
+
+
+def content_pages(site: Path) -> list[Path]:
+    """Every page of both editions but the 404 pages and the assets."""
+    return [
+        p
+        for p in sorted(site.rglob("index.html"))
+        if p.relative_to(site).parts[0] not in ("assets", "search", headers.DEPLOY_DIR)
+    ]
+
+
+def address(site: Path, page: Path, base: str) -> str:
+    return base + page.relative_to(site).as_posix()[: -len("index.html")]
+
+
+# --------------------------------------------------------------------------- a published build
+
+
+@pytest.fixture(scope="session")
+def published_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The book built as the deploy workflow builds it: SITE_URL and REPO_URL set."""
+    out = tmp_path_factory.mktemp("published")
+    env = dict(
+        os.environ,
+        NO_MKDOCS_2_WARNING="1",
+        PYTHONWARNINGS="ignore::DeprecationWarning",
+        SITE_URL=PUBLISHED,
+        REPO_URL=REPO,
+    )
+    completed = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if completed.returncode != 0:
+        pytest.fail(f"mkdocs build with SITE_URL failed:\n{(completed.stdout + completed.stderr)[-6000:]}")
+    return out
+
+
+def test_site_url_is_read_from_the_environment_with_a_local_default():
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert re.search(r"^site_url: !ENV \[SITE_URL, \"http://127\.0\.0\.1:8000/\"\]$", text, re.M)
+    assert not re.search(r"^repo_url:", text, re.M), "repo_url comes from REPO_URL (hooks/publish.py)"
+    assert not (ROOT / "docs" / "robots.txt").exists(), "robots.txt is generated from SITE_URL"
+
+
+def test_published_build_puts_canonical_and_og_url_under_site_url(published_site: Path):
+    pages = content_pages(published_site)
+    assert len(pages) > 50
+    for page in pages:
+        head = read_head(page)
+        expected = address(published_site, page, PUBLISHED)
+        assert head.canonical == expected, page
+        assert head.meta["og:url"] == [expected], page
+
+
+def test_published_sitemap_and_hreflang_alternates_are_under_site_url(published_site: Path):
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    tree = ET.parse(published_site / "sitemap.xml")
+    urls = tree.findall("s:url", ns)
+    assert {u.find("s:loc", ns).text for u in urls} == {
+        address(published_site, p, PUBLISHED) for p in content_pages(published_site)
+    }
+    for url in urls:
+        alternates = {a.get("hreflang"): a.get("href") for a in url.findall("x:link", ns)}
+        assert set(alternates) == {"zh", "en"}
+        assert alternates["en"].startswith(PUBLISHED + "en/"), alternates
+        assert alternates["zh"].startswith(PUBLISHED) and not alternates["zh"].startswith(PUBLISHED + "en/")
+
+
+def test_published_robots_txt_names_the_published_sitemap(published_site: Path):
+    text = (published_site / "robots.txt").read_text(encoding="utf-8")
+    assert text == f"User-agent: *\nAllow: /\n\nSitemap: {PUBLISHED}sitemap.xml\n"
+
+
+def test_published_headers_are_under_the_site_path(published_site: Path):
+    text = (published_site / "_headers").read_text(encoding="utf-8")
+    rules = [line for line in text.splitlines() if line and not line.startswith((" ", "#"))]
+    assert rules[0] == "/harness/*"
+    assert all(rule.startswith("/harness/") for rule in rules), rules
+    nginx = (published_site / headers.NGINX_HEADERS).read_text(encoding="utf-8")
+    assert "error_page 404 /harness/en/404.html;" in nginx
+
+
+def test_repo_url_adds_the_source_link_and_edit_buttons_but_no_api_request(published_site: Path):
+    for page in (published_site / "index.html", published_site / "en" / "reference" / "cli" / "index.html"):
+        head = read_head(page)
+        hrefs = [link.get("href", "") for link in head.links]
+        assert REPO + "/" in hrefs, page
+        edits = [link["href"] for link in head.links if link.get("rel") == "edit"]
+        assert len(edits) == 1 and edits[0].startswith(REPO + "/edit/main/docs/"), edits
+        assert edits[0].endswith(".en.md") == ("/en/" in page.as_posix()), edits
+        # data-md-component="source" is what makes Material fetch the repository's facts.
+        assert "source" not in head.data_components, page
+
+
+def test_without_repo_url_no_repository_is_named(built_site):
+    for page in (built_site.path / "index.html", built_site.path / "en" / "index.html"):
+        head = read_head(page)
+        assert not [link for link in head.links if link.get("rel") == "edit"]
+        assert not [link for link in head.links if "md-source" in link.get("class", "")]
+
+
+def test_default_build_follows_the_default_site_url(built_site):
+    site_url = default_site_url() if not os.environ.get("SITE_URL") else os.environ["SITE_URL"]
+    robots = (built_site.path / "robots.txt").read_text(encoding="utf-8")
+    assert f"Sitemap: {site_url}sitemap.xml" in robots
+    assert read_head(built_site.path / "en" / "index.html").canonical == site_url + "en/"
+
+
+# --------------------------------------------------------------------------- the deploy workflow
+
+
+def actionlint() -> str:
+    found = shutil.which("actionlint", path=str(Path(sys.executable).parent)) or shutil.which("actionlint")
+    assert found, "actionlint is a dev dependency (uv sync installs it)"
+    return found
+
+
+def test_workflow_passes_actionlint():
+    completed = subprocess.run(
+        [actionlint(), "-no-color", str(WORKFLOW.relative_to(ROOT))], cwd=ROOT, capture_output=True, text=True
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def test_actionlint_does_fail_on_a_broken_workflow(tmp_path: Path):
+    broken = WORKFLOW.read_text(encoding="utf-8").replace("workflow_dispatch:", "workflow_dispatch_typo:")
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "pages.yml").write_text(broken, encoding="utf-8")
+    completed = subprocess.run(
+        [actionlint(), "-no-color", ".github/workflows/pages.yml"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert completed.returncode == 1 and "workflow_dispatch_typo" in completed.stdout
+
+
+def test_workflow_deploys_on_main_and_by_hand_with_least_privilege():
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    on = workflow[True]  # YAML 1.1 reads the key `on` as true
+    assert on == {"push": {"branches": ["main"]}, "workflow_dispatch": None}
+    assert workflow["permissions"] == {}
+    assert workflow["concurrency"]["group"] == "pages"
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    assert build["permissions"] == {"contents": "read"}
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
+    runs = [step.get("run", "") for step in build["steps"]]
+    assert any(run.strip() == "bash .ci/run" for run in runs), "the same install and test steps as CI"
+    build_step = next(step for step in build["steps"] if "mkdocs build --strict" in step.get("run", ""))
+    assert build_step["env"]["SITE_URL"] == "${{ steps.pages.outputs.base_url }}"
+    assert build["env"]["CI"] == "true"
+
+
+def test_every_action_is_pinned_to_a_full_commit_with_its_release_named():
+    uses = re.findall(r"uses: (\S+)(.*)$", WORKFLOW.read_text(encoding="utf-8"), re.M)
+    names = {ref.split("@")[0] for ref, _ in uses}
+    assert {"actions/checkout", "actions/configure-pages", "actions/upload-pages-artifact", "actions/deploy-pages"} <= names
+    for ref, comment in uses:
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", ref), ref
+        assert re.fullmatch(r" # v\d+\.\d+\.\d+", comment), f"{ref}: name the release in a comment"
+
+
+def test_ci_installs_nginx_for_the_browser_tests():
+    assert "need+=(nginx)" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- production headers
+
+
+def test_headers_policy_is_strict_and_allows_exactly_the_inline_scripts(built_site):
+    site = built_site.path
+    policy = headers.written_policy(site)
+    directives = headers.parse_policy(policy)
+    script_src = directives["script-src"]
+    assert "'unsafe-inline'" not in script_src and "'unsafe-eval'" not in script_src
+    assert "'wasm-unsafe-eval'" in script_src and "'self'" in script_src
+    for name, value in {
+        "default-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "worker-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "style-src": ["'self'"],
+    }.items():
+        assert directives[name] == value, name
+    hashes = {source for source in script_src if source.startswith("'sha256-")}
+    assert hashes == headers.site_script_hashes(site), "one hash per distinct inline script, no stale one"
+    assert headers.check_site(site, policy) == []
+
+
+def test_headers_file_and_nginx_include_carry_the_same_headers(built_site):
+    site = built_site.path
+    text = (site / "_headers").read_text(encoding="utf-8")
+    nginx = (site / headers.NGINX_HEADERS).read_text(encoding="utf-8")
+    for name, value in {"Content-Security-Policy": headers.written_policy(site), **headers.SECURITY_HEADERS}.items():
+        assert f"\n  {name}: {value}\n" in text, name
+        quoted = value.replace('"', '\\"')
+        # every location of the nginx include repeats it (add_header is not inherited)
+        assert nginx.count(f'add_header {name} "{quoted}" always;') == nginx.count("location "), name
+
+
+def test_fingerprinted_assets_and_the_pyodide_folder_are_immutable(built_site):
+    site = built_site.path
+    text = (site / "_headers").read_text(encoding="utf-8")
+    nginx = (site / headers.NGINX_HEADERS).read_text(encoding="utf-8")
+    bundles = sorted(p.relative_to(site).as_posix() for p in site.glob("assets/javascripts/bundle.*.min.js"))
+    assert len(bundles) == 1
+    pyodide = next(site.glob("assets/playground/pyodide-*/")).relative_to(site).as_posix()
+    for path in (bundles[0], pyodide + "/*"):
+        assert f"\n/{path}\n  Cache-Control: {headers.IMMUTABLE}\n" in text, path
+    assert f"location = /{bundles[0]} {{" in nginx
+    assert f"location ^~ /{pyodide}/ {{" in nginx
+    # HTML and everything else revalidate.
+    assert nginx.split("location / {", 1)[1].split("}", 1)[0].count(f'Cache-Control "{headers.REVALIDATE}"') == 1
+
+
+def test_gzip_copies_are_written_for_text_and_wasm(built_site):
+    site = built_site.path
+    for relative in ("index.html", "en/index.html", "assets/playground/playground.js", "assets/playground/worker.mjs"):
+        original = (site / relative).read_bytes()
+        assert gzip.decompress((site / (relative + ".gz")).read_bytes()) == original, relative
+    css = next(site.glob("assets/stylesheets/main.*.min.css"))
+    assert (css.parent / (css.name + ".gz")).exists()
+    wasm = next(site.glob("assets/playground/pyodide-*/pyodide.asm.wasm"))
+    assert (wasm.parent / (wasm.name + ".gz")).stat().st_size < wasm.stat().st_size / 2
+    assert not list(site.glob("assets/playground/*.zip.gz")), "zips are compressed already"
+
+
+def test_redirects_include_exists_even_when_nothing_moved(built_site):
+    assert (built_site.path / headers.NGINX_REDIRECTS).is_file()
+
+
+def test_nginx_conf_includes_the_generated_files_and_hides_them():
+    conf = (ROOT / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+    directives = [line.split("#", 1)[0].strip() for line in conf.splitlines() if line.split("#", 1)[0].strip()]
+    assert "include /srv/harnessbook/site/_deploy/nginx-headers.conf;" in directives
+    assert "include /srv/harnessbook/site/_deploy/nginx-redirects.conf;" in directives
+    assert "location ^~ /_deploy/ {" in directives
+    assert "gzip_static on;" in directives
+    assert "text/javascript  mjs;" in directives
+
+
+def _fake_site(tmp_path: Path, body: str) -> Path:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(f"<!doctype html><html><head><script>var a=1</script></head><body>{body}</body></html>")
+    return site
+
+
+def test_check_site_names_an_inline_script_the_policy_lacks(tmp_path: Path):
+    site = _fake_site(tmp_path, "<script>alert('new')</script>")
+    allowed = headers.content_security_policy([headers.script_hash("var a=1")])
+    problems = headers.check_site(site, allowed)
+    assert len(problems) == 1 and headers.script_hash("alert('new')") in problems[0]
+    complete = headers.content_security_policy(headers.site_script_hashes(site))
+    assert headers.check_site(site, complete) == []
+
+
+@pytest.mark.parametrize(
+    "body, kind",
+    [
+        ('<button onclick="go()">x</button>', "handler"),
+        ('<a href="javascript:go()">x</a>', "javascript-url"),
+        ('<p style="color: red">x</p>', "inline style"),
+    ],
+)
+def test_check_site_refuses_what_no_hash_can_allow(tmp_path: Path, body: str, kind: str):
+    site = _fake_site(tmp_path, body)
+    problems = headers.check_site(site, headers.content_security_policy(headers.site_script_hashes(site)))
+    assert len(problems) == 1 and kind in problems[0], problems
+
+
+def test_json_data_blocks_are_not_scripts(tmp_path: Path):
+    site = _fake_site(tmp_path, '<script id="__config" type="application/json">{"a": 1}</script>')
+    assert headers.site_script_hashes(site) == {headers.script_hash("var a=1")}
+
+
+def test_the_build_fails_when_a_page_would_break(tmp_path: Path):
+    """The hook's last step: a page the policy cannot allow stops the build."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("publish_hook", ROOT / "hooks" / "publish.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    site = _fake_site(tmp_path, '<button onclick="go()">x</button>')
+
+    class Config(dict):
+        site_dir = str(site)
+        site_url = "https://example.org/"
+        plugins: dict = {}
+
+    with pytest.raises(PluginError, match="onclick"):
+        hook.on_post_build(Config())
+    (site / "index.html").write_text("<html><script>ok()</script></html>")
+    hook.on_post_build(Config())  # a plain inline script is hashed, and the build goes on
+    assert headers.script_hash("ok()") in headers.written_policy(site)
+
+
+# --------------------------------------------------------------------------- sharing and licences
+
+
+@pytest.mark.parametrize("edition, locale, alternate", [("zh", "zh_CN", "en_US"), ("en", "en_US", "zh_CN")])
+def test_every_page_has_open_graph_and_twitter_card_meta(built_site, edition: str, locale: str, alternate: str):
+    site = built_site.path
+    pages = [p for p in content_pages(site) if (p.relative_to(site).parts[0] == "en") == (edition == "en")]
+    assert len(pages) > 25
+    site_names = set()
+    for page in pages:
+        head = read_head(page)
+        meta = head.meta
+        where = page.relative_to(site).as_posix()
+        assert meta["og:locale"] == [locale], where
+        assert meta["og:locale:alternate"] == [alternate], where
+        assert meta["og:url"] == [head.canonical], where
+        assert meta["og:title"][0].strip() and meta["twitter:title"] == meta["og:title"], where
+        assert meta["og:description"] == meta["description"] == meta["twitter:description"], where
+        assert meta["twitter:card"] == ["summary"], where
+        assert not any(key in meta for key in ("og:image", "twitter:image")), "no image: nothing from another host"
+        site_names.update(meta["og:site_name"])
+    assert len(site_names) == 1
+    site_name = site_names.pop()
+    assert ("Harness Book" in site_name) == (edition == "en")
+    home = read_head(site / ("en/index.html" if edition == "en" else "index.html")).meta
+    assert home["og:type"] == ["website"] and home["og:title"] == [site_name], "a home page is titled by the site"
+
+
+def test_project_licence_is_mit():
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n") and "Permission is hereby granted, free of charge" in text
+
+
+def test_pyodides_licence_ships_beside_the_runtime(built_site):
+    licence = next(built_site.path.glob("assets/playground/pyodide-*/LICENSE"))
+    text = licence.read_text(encoding="utf-8")
+    assert text.startswith("Mozilla Public License Version 2.0") and "Exhibit B" in text
+
+
+def test_script_text_is_hashed_as_written_with_its_character_references(tmp_path: Path):
+    """The browser hashes a script's source text: `&amp;` inside a script is five characters."""
+    site = _fake_site(tmp_path, "<script>if (a &amp;&amp; b) go('&lt;')</script>")
+    assert headers.script_hash("if (a &amp;&amp; b) go('&lt;')") in headers.site_script_hashes(site)
