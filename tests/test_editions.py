@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from test_docs_fences import scan_fences
+from tests.test_docs_fences import scan_fences
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from harnessbook import InvalidRequestError, build_context_packet, load_schema
 from harnessbook.context_packet import FRESHNESSES, KINDS, RELEVANCES
 
-from support import REQUEST_VALIDATOR, ci_settings
+from tests.support import REQUEST_VALIDATOR, ci_settings
 
 CI = ci_settings(100)
 RESULT_VALIDATOR = jsonschema.Draft202012Validator(

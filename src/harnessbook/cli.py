@@ -97,7 +97,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="harnessbook",
         description="Build chapter 6's minimal context packet from a JSON request.",
-        epilog="exit codes: 0 ready, 1 unreadable input, 2 invalid request, 3 refresh_required, 4 blocked, 141 output closed early",
+        epilog="exit codes: 0 ready, 1 unreadable input, 2 invalid request, 3 refresh_required, "
+        "4 blocked, 141 output closed early",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("demo", help="print the packet of the chapter's demo request")
