@@ -46,7 +46,7 @@ json_values = st.recursive(
 )
 
 
-def build_or_invalid(value: Any) -> dict | None:
+def build_or_invalid(value: Any) -> Any:
     """Run the builder; return the result, or None if it raised InvalidRequestError.
 
     Any other exception propagates and fails the test."""
@@ -74,7 +74,7 @@ def test_any_json_object_with_the_top_level_keys(value):
     build_or_invalid(value)
 
 
-def seed_request() -> dict:
+def seed_request() -> Any:
     return {
         "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
         "budgetUnits": 6,
@@ -92,7 +92,7 @@ def seed_request() -> dict:
     }
 
 
-def spots(value: Any, path: tuple = ()) -> list[tuple]:
+def spots(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Every path inside ``value`` (dict keys and list indexes), the root included."""
     found = [path]
     if isinstance(value, dict):
@@ -159,7 +159,7 @@ def nested(depth: int, leaf: Any = None, kind: str = "list") -> Any:
     return value
 
 
-def with_value(path: tuple, value: Any) -> dict:
+def with_value(path: tuple[Any, ...], value: Any) -> Any:
     request = seed_request()
     target = request
     for step in path[:-1]:

@@ -65,7 +65,7 @@ sizes = st.integers(0, 8) | st.integers(9, 60)
 
 
 @st.composite
-def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> dict:
+def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> Any:
     count = draw(st.integers(0, max_candidates))
     ids = draw(st.lists(non_blank, min_size=count, max_size=count, unique=True))
     # About one request in four may lack provenance somewhere (and is then blocked).
@@ -127,7 +127,7 @@ def containers(value: Any) -> Iterator[Any]:
             yield from containers(child)
 
 
-def ids_by_reason(result: dict, reason: str) -> set[str]:
+def ids_by_reason(result: Any, reason: str) -> set[str]:
     return {item["id"] for item in result["excluded"] if item["reason"] == reason}
 
 
@@ -210,7 +210,7 @@ def test_evidence_covers_every_candidate_once(request):
 @given(valid_requests(), st.integers(1, 100))
 def test_raising_the_budget_never_changes_blocked_expired_or_conflict(request, extra):
     low = build_context_packet(request)
-    richer = dict(request, budgetUnits=request["budgetUnits"] + extra)
+    richer: Any = dict(request, budgetUnits=request["budgetUnits"] + extra)
     high = build_context_packet(richer)
     assert high["unknowns"] == low["unknowns"]
     assert ids_by_reason(high, "expired") == ids_by_reason(low, "expired")
@@ -258,7 +258,7 @@ def test_same_input_gives_an_equal_result(request):
 @CI
 @given(valid_requests())
 def test_key_order_of_the_request_does_not_matter(request):
-    shuffled = {
+    shuffled: Any = {
         "candidates": [dict(reversed(list(c.items()))) for c in request["candidates"]],
         "budgetUnits": request["budgetUnits"],
         "taskAnchor": dict(reversed(list(request["taskAnchor"].items()))),
@@ -312,7 +312,7 @@ WRONG_TYPES: dict[str, list[Any]] = {
 }
 
 
-def corruptions(request: dict) -> list[tuple[str, Any]]:
+def corruptions(request: Any) -> list[tuple[str, Any]]:
     """Every single-field corruption JSON Schema can express, for this request.
 
     Each is (label, corrupted request). Cross-field rules (unique ids, conflict targets)
@@ -320,7 +320,7 @@ def corruptions(request: dict) -> list[tuple[str, Any]]:
     """
     out: list[tuple[str, Any]] = []
 
-    def variant(label: str, path: tuple, value: Any = ABSENT, *, add: str | None = None) -> None:
+    def variant(label: str, path: tuple[Any, ...], value: Any = ABSENT, *, add: str | None = None) -> None:
         corrupted = copy.deepcopy(request)
         target = corrupted
         for step in path[:-1]:
@@ -399,7 +399,7 @@ def test_schema_and_builder_both_reject_every_single_field_corruption(request, d
 
 def test_schema_rejects_every_corruption_of_one_rich_request():
     # Exhaustive over one request that has every kind, optional key and conflict shape.
-    request = {
+    request: Any = {
         "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
         "budgetUnits": 5,
         "candidates": [
@@ -436,7 +436,7 @@ def test_schema_rejects_every_corruption_of_one_rich_request():
 )
 def test_integral_floats_are_the_builders_stricter_rule(path, value):
     # Documented in the schema's description: JSON Schema counts 8.0 as an integer.
-    request = {
+    request: Any = {
         "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
         "budgetUnits": 8,
         "candidates": [{"id": "d", "kind": "constraint", "source": "s", "capturedAt": "2026-07-15",
@@ -495,7 +495,7 @@ ODD_SPACES = [chr(c) for c in range(0x3001) if chr(c).isspace()] + ["\ufeff", "\
 def test_schema_and_builder_agree_on_what_is_blank(char):
     # Blank means "only whitespace" for both: Python's str.strip() in the builder and the
     # regular expressions \S / ^\s*$ in the schema (as jsonschema evaluates them).
-    def request(**fields: Any) -> dict:
+    def request(**fields: Any) -> Any:
         candidate = {"id": "a", "kind": "constraint", "source": "s", "capturedAt": "2026-07-15",
                      "relevance": "current", "freshness": "fresh", "sizeUnits": 1, "content": ""}
         candidate.update(fields)

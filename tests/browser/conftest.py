@@ -205,7 +205,7 @@ def serve(root: Path) -> SiteServer:
     httpd.daemon_threads = True
     threading.Thread(target=httpd.serve_forever, name="site-server", daemon=True).start()
     host, port = httpd.server_address[:2]
-    return SiteServer(root=root, url=f"http://{host}:{port}/", hits=hits, httpd=httpd)
+    return SiteServer(root=root, url=f"http://{host!s}:{port}/", hits=hits, httpd=httpd)
 
 
 @pytest.fixture(scope="session")
@@ -368,6 +368,7 @@ def axe_source() -> str:
 def npx() -> str:
     found = shutil.which("npx")
     require(found, "npx (Node.js)")
+    assert found is not None
     return found
 
 

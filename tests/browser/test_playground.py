@@ -492,7 +492,7 @@ def test_open_playground_is_axe_clean_in_both_colour_schemes(new_page, site_url,
 
 def documented_policy() -> str:
     """The Content-Security-Policy line of the hosting page; both editions must give the same one."""
-    policies = set()
+    policies: set[str] = set()
     for name in ("playground-hosting.md", "playground-hosting.en.md"):
         text = (DOCS / "howto" / name).read_text(encoding="utf-8")
         found = re.findall(r"^Content-Security-Policy: (.+)$", text, re.MULTILINE)
