@@ -170,7 +170,8 @@ def test_the_scanner_agrees_with_the_docs_lexer_on_every_page():
 # --- the check can fail -----------------------------------------------------------------------
 
 GOOD_PAIR = '''```json title="request.json"
-{"taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "t"}, "budgetUnits": 1, "candidates": []}
+{"taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "t"},
+ "budgetUnits": 1, "candidates": []}
 ```
 
 ```json title="result.json"

@@ -45,7 +45,8 @@ def rfc3339_date_times(draw) -> str:
     offset = draw(st.sampled_from(["Z", "z", "+00:00", "-00:00", "+08:00", "-05:30", "+23:59"]))
     separator = draw(st.sampled_from(["T", "t"]))
     second = draw(st.sampled_from([f"{moment.second:02d}", "60"])) if draw(st.integers(0, 9)) == 0 else f"{moment.second:02d}"
-    return f"{moment.date().isoformat()}{separator}{moment.hour:02d}:{moment.minute:02d}:{second}{fraction}{offset}"
+    clock = f"{moment.hour:02d}:{moment.minute:02d}:{second}"
+    return f"{moment.date().isoformat()}{separator}{clock}{fraction}{offset}"
 
 
 timestamps = st.one_of(rfc3339_dates(), rfc3339_date_times())

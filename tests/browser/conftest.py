@@ -22,6 +22,7 @@ CI (the ``CI`` environment variable is set), where they fail: CI never skips the
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import http.server
@@ -32,6 +33,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import urlsplit
 
 import pytest
@@ -104,7 +106,8 @@ def require(path: Path | str | None, what: str) -> None:
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Static files with the MIME types a browser needs (``.wasm`` must be application/wasm)."""
 
-    extensions_map = {
+    # typeshed declares extensions_map an instance attribute, so no ClassVar here.
+    extensions_map = {  # noqa: RUF012
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".html": "text/html; charset=utf-8",
         ".css": "text/css; charset=utf-8",
@@ -131,7 +134,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     # Text is sent gzip-compressed when the browser accepts it, as any real static host does
     # (Lighthouse measures transfer sizes). Binary files (.wasm, .zip, images) go as they are.
     COMPRESSIBLE = ("text/", "application/json", "application/xml", "image/svg+xml")
-    _gzip_cache: dict[tuple[str, float], bytes] = {}
+    _gzip_cache: ClassVar[dict[tuple[str, float], bytes]] = {}
     _gzip_lock = threading.Lock()
 
     def __init__(self, *args, hits: list[str], **kwargs) -> None:
@@ -178,10 +181,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
     def handle(self) -> None:
-        try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the browser closed early
             super().handle()
-        except (BrokenPipeError, ConnectionResetError):  # the browser closed a connection early
-            pass
 
 
 @dataclass
