@@ -9,6 +9,7 @@ written, with the machine and the command, to ``benchmarks/RESULTS.md``.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import math
@@ -27,10 +28,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from harnessbook import build_context_packet, load_schema, validate_request  # noqa: E402
+from harnessbook.context_packet import Candidate, ContextPacketRequest  # noqa: E402
+
+Kind = Literal["constraint", "direct-evidence", "history-summary", "reference"]
 
 SIZES = (1_000, 10_000, 100_000)
 BASELINE_SIZE = 10_000
-KINDS = ("constraint", "direct-evidence", "history-summary", "reference")
+KINDS: tuple[Kind, ...] = ("constraint", "direct-evidence", "history-summary", "reference")
 
 TARGETS = {
     "slope": 1.1,
@@ -44,14 +48,14 @@ TARGETS = {
 # --- the workload ------------------------------------------------------------------------
 
 
-def make_request(n: int, seed: int = 6) -> dict[str, Any]:
+def make_request(n: int, seed: int = 6) -> ContextPacketRequest:
     """A request of n candidates: mixed kinds, some expired, some over budget with references,
     some history summaries that conflict with fresh current direct evidence."""
     rng = random.Random(seed)
-    candidates = []
+    candidates: list[Candidate] = []
     for i in range(n):
         kind = KINDS[i % 4]
-        candidate: dict[str, Any] = {
+        candidate: Candidate = {
             "id": f"item-{i}",
             "kind": kind,
             "source": f"injected:{kind}",
@@ -79,7 +83,7 @@ def make_request(n: int, seed: int = 6) -> dict[str, Any]:
     }
 
 
-def floor(request: dict[str, Any]) -> int:
+def floor(request: ContextPacketRequest) -> int:
     """The floor: read each required field of each candidate once, and nothing else."""
     total = 0
     anchor = request["taskAnchor"]
@@ -94,24 +98,24 @@ def floor(request: dict[str, Any]) -> int:
     return total
 
 
-def pydantic_validator() -> Callable[[dict[str, Any]], Any]:
+def pydantic_validator() -> Callable[[object], Any]:
     """Pydantic's strict validation of TypedDicts equivalent to the request's contract."""
     from typing import Annotated
 
-    from pydantic import ConfigDict, Field, TypeAdapter
+    from pydantic import ConfigDict, Field, TypeAdapter, with_config
     from typing_extensions import NotRequired, TypedDict
 
     NonBlank = Annotated[str, Field(pattern=r"\S")]
     config = ConfigDict(extra="forbid", strict=True)
 
+    @with_config(config)
     class TaskAnchor(TypedDict):
-        __pydantic_config__ = config  # type: ignore[misc]
         goal: NonBlank
         stopCondition: NonBlank
         verificationTarget: NonBlank
 
+    @with_config(config)
     class Candidate(TypedDict):
-        __pydantic_config__ = config  # type: ignore[misc]
         id: NonBlank
         kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
         source: NotRequired[str | None]
@@ -123,8 +127,8 @@ def pydantic_validator() -> Callable[[dict[str, Any]], Any]:
         reference: NotRequired[str]
         conflictsWith: NotRequired[NonBlank | list[NonBlank]]
 
+    @with_config(config)
     class Request(TypedDict):
-        __pydantic_config__ = config  # type: ignore[misc]
         taskAnchor: TaskAnchor
         budgetUnits: Annotated[int, Field(gt=0)]
         candidates: list[Candidate]
@@ -132,7 +136,7 @@ def pydantic_validator() -> Callable[[dict[str, Any]], Any]:
     return TypeAdapter(Request).validate_python
 
 
-def jsonschema_validator() -> Callable[[dict[str, Any]], Any]:
+def jsonschema_validator() -> Callable[[object], Any]:
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(load_schema("request")).validate
@@ -157,13 +161,14 @@ def builder_figures() -> dict[str, Any]:
     for n in SIZES:
         request = make_request(n)
         repeat = 7 if n < 100_000 else 3
-        seconds = best_time(lambda: build_context_packet(request), repeat)
+        build = functools.partial(build_context_packet, request)
+        seconds = best_time(build, repeat)
         # Where the time goes, measured right beside it: validation alone, and the same build
         # with the cyclic garbage collector paused (its full passes walk the whole heap).
-        validate_s = best_time(lambda: validate_request(request), repeat)
+        validate_s = best_time(functools.partial(validate_request, request), repeat)
         gc.disable()
         try:
-            no_gc_s = best_time(lambda: build_context_packet(request), repeat)
+            no_gc_s = best_time(build, repeat)
         finally:
             gc.enable()
         result = build_context_packet(request)
@@ -262,8 +267,8 @@ def book_figures(site_dir: Path) -> dict[str, Any]:
 
 def page_weight_figures(site_dir: Path) -> dict[str, Any]:
     # The browser tests' own server and Chromium settings (tests/browser/serving.py).
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    from serving import CHROMIUM, launch_chromium, serve
+    sys.path.insert(0, str(ROOT))
+    from tests.browser.serving import CHROMIUM, launch_chromium, serve
 
     if not CHROMIUM.exists():
         return {"skipped": f"Chromium is not installed at {CHROMIUM}"}
@@ -357,7 +362,8 @@ def report(figures: dict[str, Any], command: str) -> str:
         "| candidates | validation | garbage collector | per candidate with the collector paused |",
         "|---:|---:|---:|---:|",
         *(
-            f"| {n:,} | {row['validate_share']:.0%} | {row['gc_share']:.0%} | {row['no_gc_us_per_candidate']:.2f} µs |"
+            f"| {n:,} | {row['validate_share']:.0%} | {row['gc_share']:.0%} "
+            f"| {row['no_gc_us_per_candidate']:.2f} µs |"
             for n, row in b["breakdown"].items()
         ),
         "",
@@ -377,9 +383,11 @@ def report(figures: dict[str, Any], command: str) -> str:
         f"| the whole builder | {base['builder'] * 1e3:.2f} ms | 1.00 | |",
         f"| floor: read each required field once | {base['floor'] * 1e3:.2f} ms | {b['floor_ratio']:.2f} | "
         f"≤ {TARGETS['floor_ratio']:.0f}: {verdict(b['floor_ratio'], TARGETS['floor_ratio'])} |",
-        f"| pydantic strict validation (TypedDicts) | {base['pydantic'] * 1e3:.2f} ms | {b['pydantic_ratio']:.2f} | "
+        f"| pydantic strict validation (TypedDicts) | {base['pydantic'] * 1e3:.2f} ms "
+        f"| {b['pydantic_ratio']:.2f} | "
         f"≤ {TARGETS['pydantic_ratio']:.0f}: {verdict(b['pydantic_ratio'], TARGETS['pydantic_ratio'])} |",
-        f"| jsonschema, the package's request schema | {base['jsonschema'] * 1e3:.2f} ms | {b['jsonschema_ratio']:.3f} | |",
+        f"| jsonschema, the package's request schema | {base['jsonschema'] * 1e3:.2f} ms "
+        f"| {b['jsonschema_ratio']:.3f} | |",
         "",
         "The floor only reads six keys per candidate. The builder also checks about a dozen "
         "conditions per candidate (types, enums, blanks, timestamps, duplicate ids), sorts by tier "

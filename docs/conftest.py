@@ -27,9 +27,10 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from sybil import Example, Region, Sybil
+from sybil import Document, Example, Region, Sybil
 from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.evaluators.python import PythonEvaluator
 from sybil.parsers.abstract.doctest import DocTestStringParser
@@ -66,7 +67,7 @@ class PythonFenceParser:
         self.code = PythonEvaluator()
         self.doctest = DocTestStringParser(DocTestEvaluator())
 
-    def __call__(self, document):
+    def __call__(self, document: Document) -> Iterator[Region]:
         for region in FENCES(document):
             if region.lexemes["language"] != "python":
                 continue
@@ -91,14 +92,14 @@ def _show_json(value: object) -> str:
 class RequestResultParser:
     """A request.json fence and the fence right after it (result.json or InvalidRequestError)."""
 
-    def __call__(self, document):
+    def __call__(self, document: Document) -> Iterator[Region]:
         regions = list(FENCES(document))
         for index, region in enumerate(regions):
             if region.lexemes["language"] != "json" or fence_title(region) != "request.json":
                 continue
             follower = regions[index + 1] if index + 1 < len(regions) else None
             kind = fence_title(follower) if follower is not None else None
-            if kind not in ("result.json", "InvalidRequestError"):
+            if follower is None or kind not in ("result.json", "InvalidRequestError"):
                 raise ValueError(
                     f"{document.path}, line {document.text.count(chr(10), 0, region.start) + 1}: "
                     'a request.json fence must be followed by a result.json or an '
@@ -141,7 +142,7 @@ class SchemaFenceParser:
 
     SNIPPET = re.compile(r'^--8<--\s+"(?P<path>[^"]+)"\s*$')
 
-    def __call__(self, document):
+    def __call__(self, document: Document) -> Iterator[Region]:
         for region in FENCES(document):
             title = fence_title(region)
             if region.lexemes["language"] != "json" or not (title or "").endswith(".schema.json"):
@@ -180,7 +181,7 @@ def _environment() -> dict[str, str]:
 class ConsoleParser:
     """```console fences: run each $ command, compare the output shown under it."""
 
-    def __call__(self, document):
+    def __call__(self, document: Document) -> Iterator[Region]:
         for region in FENCES(document):
             if region.lexemes["language"] != "console":
                 continue
@@ -221,7 +222,8 @@ class ConsoleParser:
         )
         outputs = completed.stdout.decode("utf-8").split(marker + "\n")[1:]
         failures = []
-        for (command, expected), actual in zip(example.parsed, outputs):
+        # A command that killed the session leaves fewer outputs: counted below.
+        for (command, expected), actual in zip(example.parsed, outputs, strict=False):
             if actual.rstrip("\n") != expected.rstrip("\n"):
                 failures.append(f"$ {command}\n--- shown ---\n{expected}\n--- actual ---\n{actual.rstrip()}")
         if len(outputs) != len(example.parsed):
@@ -229,7 +231,12 @@ class ConsoleParser:
         return "\n\n".join(failures) or None
 
 
-PARSERS = [PythonFenceParser(), RequestResultParser(), SchemaFenceParser(), ConsoleParser()]
+PARSERS: list[Callable[[Document], Iterable[Region]]] = [
+    PythonFenceParser(),
+    RequestResultParser(),
+    SchemaFenceParser(),
+    ConsoleParser(),
+]
 
 pytest_collect_file = Sybil(
     parsers=PARSERS,

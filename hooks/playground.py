@@ -28,9 +28,13 @@ import json
 import logging
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
 from mkdocs.structure.files import File, Files
 
 log = logging.getLogger("mkdocs.hooks.playground")
@@ -78,8 +82,9 @@ def package_zip() -> bytes:
     return buffer.getvalue()
 
 
-def vendor_manifest() -> dict:
-    return json.loads(VENDOR_MANIFEST.read_text(encoding="utf-8"))
+def vendor_manifest() -> dict[str, Any]:
+    manifest: dict[str, Any] = json.loads(VENDOR_MANIFEST.read_text(encoding="utf-8"))
+    return manifest
 
 
 def vendor_problems() -> list[str]:
@@ -117,17 +122,17 @@ def vendor_problems() -> list[str]:
 # --------------------------------------------------------------------------- MkDocs events
 
 
-def on_config(config):
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
     problems = vendor_problems()
     if problems:
         raise PluginError("playground: the vendored Pyodide does not match vendor.json:\n  " + "\n  ".join(problems))
     return config
 
 
-_packed: list[tempfile.TemporaryDirectory] = []
+_packed: list[tempfile.TemporaryDirectory[str]] = []
 
 
-def on_files(files: Files, config) -> Files:
+def on_files(files: Files, config: MkDocsConfig) -> Files:
     # A generated file backed by a real file: mkdocs-static-i18n needs an abs_src_path.
     if not _packed:
         _packed.append(tempfile.TemporaryDirectory(prefix="harnessbook-playground-"))
@@ -140,7 +145,7 @@ def on_files(files: Files, config) -> Files:
     return files
 
 
-def on_serve(server, config, builder):
+def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: Callable[[], None]) -> LiveReloadServer:
     # `mkdocs serve` rebuilds (and so repacks the package) when the builder's source changes.
     server.watch(str(PACKAGE))
     return server

@@ -25,15 +25,27 @@ from __future__ import annotations
 import json
 import os
 import re
+from typing import Any, Protocol, cast
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
+from mkdocs.structure.pages import Page
 
 CONFIG_SCRIPT = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
 
 
-def _i18n(config: MkDocsConfig):
-    return config.plugins.get("i18n")
+class _I18nPlugin(Protocol):
+    """What this hook reads of mkdocs-static-i18n 1.3's plugin: attributes, not a public API
+    (hence the `~=1.3.1` pin in pyproject.toml)."""
+
+    current_language: str | None
+    default_language: str
+    building: bool
+    build_languages: list[str]
+
+
+def _i18n(config: MkDocsConfig) -> _I18nPlugin | None:
+    return cast("_I18nPlugin | None", config.plugins.get("i18n"))
 
 
 def _edition(config: MkDocsConfig) -> str | None:
@@ -45,8 +57,8 @@ def _edition(config: MkDocsConfig) -> str | None:
 
 
 def _point_base_at_edition(output: str, locale: str) -> str:
-    def rewrite(match: re.Match) -> str:
-        settings = json.loads(match.group(2))
+    def rewrite(match: re.Match[str]) -> str:
+        settings: dict[str, Any] = json.loads(match.group(2))
         base = settings["base"]
         settings["base"] = base + ("" if base.endswith("/") else "/") + f"{locale}/"
         # Escaped like Jinja's tojson, so the JSON can never close the script element.
@@ -61,7 +73,7 @@ def _point_base_at_edition(output: str, locale: str) -> str:
     return rewritten
 
 
-def on_post_page(output: str, page, config: MkDocsConfig) -> str:
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     locale = _edition(config)
     return output if locale is None else _point_base_at_edition(output, locale)
 
@@ -104,7 +116,7 @@ def on_post_build(config: MkDocsConfig) -> None:
         merged = json.load(file)
 
     locales = [locale for locale in i18n.build_languages if locale != i18n.default_language]
-    editions: dict[str, list[dict]] = {locale: [] for locale in [i18n.default_language, *locales]}
+    editions: dict[str, list[dict[str, Any]]] = {locale: [] for locale in [i18n.default_language, *locales]}
     for entry in merged["docs"]:
         for locale in locales:
             if entry["location"].startswith(f"{locale}/"):

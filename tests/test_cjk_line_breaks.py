@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from cjk_gaps import (
+from tests.cjk_gaps import (
     FIXTURE_PAGE,
     ROOT,
     build_fixture_site,

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -98,20 +99,20 @@ def pretty(value) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
 
 
-def refresh_request() -> dict:
-    request = demo_request()
+def refresh_request() -> Any:
+    request: Any = demo_request()
     request["candidates"][0]["freshness"] = "expired"
     return request
 
 
-def blocked_request() -> dict:
-    request = demo_request()
+def blocked_request() -> Any:
+    request: Any = demo_request()
     request["candidates"][1]["capturedAt"] = None
     return request
 
 
-def invalid_request() -> dict:
-    request = demo_request()
+def invalid_request() -> Any:
+    request: Any = demo_request()
     request["budgetUnits"] = 0
     request["candidates"][0]["kind"] = "evidence"
     request["candidates"][1]["sizeUnit"] = 1
@@ -316,7 +317,7 @@ def test_console_script_demo():
 
 
 def test_python_dash_m_build_stdin_and_exit_codes(tmp_path):
-    def python_m(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    def python_m(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
             [sys.executable, "-m", "harnessbook", *args],
             input=stdin, capture_output=True, env=subprocess_env(), timeout=60,
@@ -368,6 +369,7 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
         [sys.executable, "-m", "harnessbook", "build", str(path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
+    assert process.stdout is not None and process.stderr is not None
     assert process.stdout.read(16)
     process.stdout.close()
     stderr = process.stderr.read()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterable
+from typing import Any
 
 import pytest
 
@@ -16,6 +18,7 @@ from harnessbook import build_context_packet, demo_request
 from harnessbook.context_packet import (
     RULES,
     TIERS,
+    ContextPacketResult,
     budget_fit,
     conflict,
     expiry,
@@ -32,7 +35,7 @@ ANCHOR = {
 }
 
 
-def cand(cid: str, kind: str = "direct-evidence", size: int = 1, **overrides) -> dict:
+def cand(cid: str, kind: str = "direct-evidence", size: int = 1, **overrides) -> Any:
     """A valid candidate with provenance; keyword overrides replace or add keys
     (pass ``source=...``/``capturedAt=...`` as ``DROP`` to remove them)."""
     item = {
@@ -56,15 +59,15 @@ def cand(cid: str, kind: str = "direct-evidence", size: int = 1, **overrides) ->
 DROP = object()
 
 
-def request(budget: int, *candidates: dict) -> dict:
+def request(budget: int, *candidates: Any) -> Any:
     return {"taskAnchor": dict(ANCHOR), "budgetUnits": budget, "candidates": list(candidates)}
 
 
-def build(budget: int, *candidates: dict) -> dict:
+def build(budget: int, *candidates: Any) -> Any:
     return build_context_packet(request(budget, *candidates))
 
 
-def ev(cid: str, kind: str, decision: str, rule: str, size: int, before: int, after: int) -> dict:
+def ev(cid: str, kind: str, decision: str, rule: str, size: int, before: int, after: int) -> Any:
     return {
         "id": cid,
         "kind": kind,
@@ -76,11 +79,11 @@ def ev(cid: str, kind: str, decision: str, rule: str, size: int, before: int, af
     }
 
 
-def ids(items: list[dict]) -> list[str]:
+def ids(items: Iterable[Any]) -> list[str]:
     return [item["id"] for item in items]
 
 
-def decisions(result: dict) -> list[tuple[str, str, str]]:
+def decisions(result: Any) -> list[tuple[str, str, str]]:
     return [(e["id"], e["decision"], e["rule"]) for e in result["evidence"]]
 
 
@@ -88,7 +91,7 @@ def decisions(result: dict) -> list[tuple[str, str, str]]:
 # The chapter's demo
 # ---------------------------------------------------------------------------
 
-DEMO_RESULT = {
+DEMO_RESULT: ContextPacketResult = {
     "state": "ready",
     "phase": "assembled",
     "packet": {
@@ -490,11 +493,11 @@ def test_pointer_and_over_budget_rule_functions():
 # ---------------------------------------------------------------------------
 
 
-def summary_against(target, **overrides) -> dict:
+def summary_against(target, **overrides) -> Any:
     return cand("sum", "history-summary", 1, source="injected:memory", conflictsWith=target, **overrides)
 
 
-def conflict_refresh(targets: list[str], sources: dict[str, str]) -> dict:
+def conflict_refresh(targets: list[str], sources: dict[str, str]) -> Any:
     return {"id": "sum", "reason": "conflict", "conflictsWith": targets, "sources": sources}
 
 
@@ -748,7 +751,7 @@ def test_refresh_of_both_kinds_in_processing_order():
 MARKER = "SECRET-CONTENT-§-不应出现"
 
 
-def content_everywhere_but_selected(result: dict) -> str:
+def content_everywhere_but_selected(result: Any) -> str:
     rest = {key: value for key, value in result.items() if key != "packet"}
     rest["pointers"] = result["packet"]["pointers"]
     return json.dumps(rest, ensure_ascii=False)
@@ -859,8 +862,9 @@ def test_every_typed_dict_key_has_its_own_docstring():
     for name, keys in TYPED_DICTS.items():
         body = classes[name].body
         documented = []
-        for statement, following in zip(body, body[1:] + [None]):
+        for statement, following in zip(body, [*body[1:], None], strict=True):
             if isinstance(statement, ast.AnnAssign):
+                assert isinstance(statement.target, ast.Name)
                 assert (
                     isinstance(following, ast.Expr)
                     and isinstance(following.value, ast.Constant)

@@ -27,6 +27,7 @@ DOCS = ROOT / "docs"
 def _load_docs_conftest():
     # Imported under its own name: pytest already imports it as a conftest module.
     spec = importlib.util.spec_from_file_location("harnessbook_docs_conftest", DOCS / "conftest.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -83,12 +84,14 @@ def scan_fences(text: str) -> list[Fence]:
             end_index += 1
         info = match.group("info")
         title = TITLE.search(info)
+        language = LANGUAGE.match(info)
+        assert language is not None  # the pattern matches any string
         fences.append(
             Fence(
                 start=offsets[index],
                 end=offsets[min(end_index + 1, len(lines))],
                 line=index + 1,
-                language=LANGUAGE.match(info).group("language").lower(),
+                language=language.group("language").lower(),
                 title=title.group("title") if title else None,
             )
         )
@@ -167,7 +170,8 @@ def test_the_scanner_agrees_with_the_docs_lexer_on_every_page():
 # --- the check can fail -----------------------------------------------------------------------
 
 GOOD_PAIR = '''```json title="request.json"
-{"taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "t"}, "budgetUnits": 1, "candidates": []}
+{"taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "t"},
+ "budgetUnits": 1, "candidates": []}
 ```
 
 ```json title="result.json"

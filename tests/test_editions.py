@@ -2,9 +2,9 @@
 
 For every Chinese page ``X.md`` there is an English page ``X.en.md`` (and the other way round),
 and the pair has the same headings (level and explicit id, in order), the same fences (language
-and title, in order), the same mkdocstrings directives the same admonition kinds and the same link targets. Every heading
-carries an explicit, English, kebab-case ``{#id}``; every page has a ``description`` in its
-front matter. Any drift fails, naming the page and what differs.
+and title, in order), the same mkdocstrings directives the same admonition kinds and the same link
+targets. Every heading carries an explicit, English, kebab-case ``{#id}``; every page has a
+``description`` in its front matter. Any drift fails, naming the page and what differs.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from test_docs_fences import scan_fences
+from tests import soup
+from tests.test_docs_fences import scan_fences
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -34,7 +35,6 @@ CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 INLINE_LINK = re.compile(r"\]\(\s*<?(?P<target>[^)\s>]*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 REFERENCE_DEFINITION = re.compile(r"^[ \t]{0,3}\[[^\]]+\]:[ \t]*<?(?P<target>\S+?)>?(?:[ \t].*)?$", re.MULTILINE)
 AUTOREF = re.compile(r"\]\[(?P<identifier>[^\]\s]+)\]")
-HTML_LINK = re.compile(r"<a\s[^>]*href=\"(?P<target>[^\"]*)\"", re.IGNORECASE)
 EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?)\n---\n", re.DOTALL)
 
@@ -103,14 +103,19 @@ def structure(path: Path) -> Structure:
 
     prose_without_code = CODE_SPAN.sub(lambda m: " " * len(m.group(0)), prose)
     links: Counter = Counter()
-    for pattern in (INLINE_LINK, REFERENCE_DEFINITION, HTML_LINK):
-        for match in pattern.finditer(prose_without_code):
-            target = match.group("target")
-            if not target or EXTERNAL.match(target):
-                continue
-            links[target] += 1
-            if ".en.md" in target:
-                problems.append(f"{name}: link {target!r} names an .en.md file; link the .md file")
+    targets = [
+        match.group("target")
+        for pattern in (INLINE_LINK, REFERENCE_DEFINITION)
+        for match in pattern.finditer(prose_without_code)
+    ]
+    # Raw HTML links in the Markdown, read by an HTML parser.
+    targets += [soup.attribute(a, "href") or "" for a in soup.parse(prose_without_code).find_all("a", href=True)]
+    for target in targets:
+        if not target or EXTERNAL.match(target):
+            continue
+        links[target] += 1
+        if ".en.md" in target:
+            problems.append(f"{name}: link {target!r} names an .en.md file; link the .md file")
     for match in AUTOREF.finditer(prose_without_code):
         links[f"autoref:{match.group('identifier')}"] += 1
 
@@ -146,7 +151,8 @@ def edition_drift(chinese: Path, english: Path) -> list[str]:
         only_zh = zh.links - en.links
         only_en = en.links - zh.links
         drift.append(
-            f"{name}: link targets differ between editions; only in zh: {dict(only_zh)}, only in en: {dict(only_en)}"
+            f"{name}: link targets differ between editions; "
+            f"only in zh: {dict(only_zh)}, only in en: {dict(only_en)}"
         )
     return drift
 

@@ -9,15 +9,16 @@ between keys; a field whose value has keys of its own (``taskAnchor``, ``candida
 
 from __future__ import annotations
 
-import html
 import re
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from harnessbook import context_packet
-from test_docs_fences import scan_fences
+from tests import soup
+from tests.test_docs_fences import scan_fences
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -83,7 +84,7 @@ class Field:
 
 
 def _keys(typed_dict: type) -> list[str]:
-    declared = typed_dict.__required_keys__ | typed_dict.__optional_keys__
+    declared = typing.get_type_hints(typed_dict).keys()
     return [key for key in typed_dict.__annotations__ if key in declared]
 
 
@@ -325,14 +326,19 @@ def test_built_field_page(built_site, field: Field, edition: str):
     """The page is served at its predictable address with its ids and its rendered docstring."""
     page = built_site.path / edition / field.url / "index.html"
     assert page.exists(), f"/{edition}{field.url} was not built"
-    content = page.read_text(encoding="utf-8")
-    ids = set(re.findall(r'\sid="([^"]+)"', content))
+    document = soup.page(page)
+    ids = {soup.attribute(tag, "id") for tag in document.find_all(id=True)}
     missing = [i for i in [field.key.lower(), *SECTIONS] if i not in ids]
     assert not missing, f"/{edition}{field.url}: no element with id {missing}"
-    start = re.search(r'<h2 id="docstring"', content)
-    body = content[start.end() :]
-    end = re.search(r"<h2\b|</article>", body)
-    rendered = html.unescape(re.sub(r"<[^>]+>", " ", body[: end.start() if end else len(body)]))
+    heading = document.find("h2", id="docstring")
+    assert heading is not None
+    # The docstring section: everything after its heading, up to the next h2 (or the article's end).
+    section = []
+    for sibling in heading.find_next_siblings():
+        if sibling.name == "h2":
+            break
+        section.append(sibling.get_text(" "))
+    rendered = " ".join(section)
     expected = _docstring_words(field)
     assert expected and " ".join(expected) in " ".join(_words(rendered)), (
         f"/{edition}{field.url}: the docstring of {field.docstring_target} is not rendered "

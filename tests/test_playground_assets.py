@@ -34,6 +34,7 @@ SIZE_LIMIT = 30 * 1024 * 1024
 
 def load_hook():
     spec = importlib.util.spec_from_file_location("playground_hook", ROOT / "hooks" / "playground.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from harnessbook import InvalidRequestError, build_context_packet, load_schema
 from harnessbook.context_packet import FRESHNESSES, KINDS, RELEVANCES
 
-from support import REQUEST_VALIDATOR, ci_settings
+from tests.support import REQUEST_VALIDATOR, ci_settings
 
 CI = ci_settings(100)
 RESULT_VALIDATOR = jsonschema.Draft202012Validator(
@@ -45,7 +45,8 @@ def rfc3339_date_times(draw) -> str:
     offset = draw(st.sampled_from(["Z", "z", "+00:00", "-00:00", "+08:00", "-05:30", "+23:59"]))
     separator = draw(st.sampled_from(["T", "t"]))
     second = draw(st.sampled_from([f"{moment.second:02d}", "60"])) if draw(st.integers(0, 9)) == 0 else f"{moment.second:02d}"
-    return f"{moment.date().isoformat()}{separator}{moment.hour:02d}:{moment.minute:02d}:{second}{fraction}{offset}"
+    clock = f"{moment.hour:02d}:{moment.minute:02d}:{second}"
+    return f"{moment.date().isoformat()}{separator}{clock}{fraction}{offset}"
 
 
 timestamps = st.one_of(rfc3339_dates(), rfc3339_date_times())
@@ -65,7 +66,7 @@ sizes = st.integers(0, 8) | st.integers(9, 60)
 
 
 @st.composite
-def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> dict:
+def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> Any:
     count = draw(st.integers(0, max_candidates))
     ids = draw(st.lists(non_blank, min_size=count, max_size=count, unique=True))
     # About one request in four may lack provenance somewhere (and is then blocked).
@@ -127,7 +128,7 @@ def containers(value: Any) -> Iterator[Any]:
             yield from containers(child)
 
 
-def ids_by_reason(result: dict, reason: str) -> set[str]:
+def ids_by_reason(result: Any, reason: str) -> set[str]:
     return {item["id"] for item in result["excluded"] if item["reason"] == reason}
 
 
@@ -210,7 +211,7 @@ def test_evidence_covers_every_candidate_once(request):
 @given(valid_requests(), st.integers(1, 100))
 def test_raising_the_budget_never_changes_blocked_expired_or_conflict(request, extra):
     low = build_context_packet(request)
-    richer = dict(request, budgetUnits=request["budgetUnits"] + extra)
+    richer: Any = dict(request, budgetUnits=request["budgetUnits"] + extra)
     high = build_context_packet(richer)
     assert high["unknowns"] == low["unknowns"]
     assert ids_by_reason(high, "expired") == ids_by_reason(low, "expired")
@@ -258,7 +259,7 @@ def test_same_input_gives_an_equal_result(request):
 @CI
 @given(valid_requests())
 def test_key_order_of_the_request_does_not_matter(request):
-    shuffled = {
+    shuffled: Any = {
         "candidates": [dict(reversed(list(c.items()))) for c in request["candidates"]],
         "budgetUnits": request["budgetUnits"],
         "taskAnchor": dict(reversed(list(request["taskAnchor"].items()))),
@@ -312,7 +313,7 @@ WRONG_TYPES: dict[str, list[Any]] = {
 }
 
 
-def corruptions(request: dict) -> list[tuple[str, Any]]:
+def corruptions(request: Any) -> list[tuple[str, Any]]:
     """Every single-field corruption JSON Schema can express, for this request.
 
     Each is (label, corrupted request). Cross-field rules (unique ids, conflict targets)
@@ -320,7 +321,7 @@ def corruptions(request: dict) -> list[tuple[str, Any]]:
     """
     out: list[tuple[str, Any]] = []
 
-    def variant(label: str, path: tuple, value: Any = ABSENT, *, add: str | None = None) -> None:
+    def variant(label: str, path: tuple[Any, ...], value: Any = ABSENT, *, add: str | None = None) -> None:
         corrupted = copy.deepcopy(request)
         target = corrupted
         for step in path[:-1]:
@@ -399,7 +400,7 @@ def test_schema_and_builder_both_reject_every_single_field_corruption(request, d
 
 def test_schema_rejects_every_corruption_of_one_rich_request():
     # Exhaustive over one request that has every kind, optional key and conflict shape.
-    request = {
+    request: Any = {
         "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
         "budgetUnits": 5,
         "candidates": [
@@ -436,7 +437,7 @@ def test_schema_rejects_every_corruption_of_one_rich_request():
 )
 def test_integral_floats_are_the_builders_stricter_rule(path, value):
     # Documented in the schema's description: JSON Schema counts 8.0 as an integer.
-    request = {
+    request: Any = {
         "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
         "budgetUnits": 8,
         "candidates": [{"id": "d", "kind": "constraint", "source": "s", "capturedAt": "2026-07-15",
@@ -495,7 +496,7 @@ ODD_SPACES = [chr(c) for c in range(0x3001) if chr(c).isspace()] + ["\ufeff", "\
 def test_schema_and_builder_agree_on_what_is_blank(char):
     # Blank means "only whitespace" for both: Python's str.strip() in the builder and the
     # regular expressions \S / ^\s*$ in the schema (as jsonschema evaluates them).
-    def request(**fields: Any) -> dict:
+    def request(**fields: Any) -> Any:
         candidate = {"id": "a", "kind": "constraint", "source": "s", "capturedAt": "2026-07-15",
                      "relevance": "current", "freshness": "fresh", "sizeUnits": 1, "content": ""}
         candidate.update(fields)

@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-import moved_project
+from tests import moved_project
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]

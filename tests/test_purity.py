@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import MutableMapping
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -54,10 +55,10 @@ FORBIDDEN_PREFIXES = (
 
 # One shared state for the process: the hook installed first keeps working even if this
 # module is imported again, because every import finds the same state object.
-_STATE: dict = getattr(sys, "_harnessbook_purity_state", None) or {"active": False, "events": []}
+_STATE: dict[str, Any] = getattr(sys, "_harnessbook_purity_state", None) or {"active": False, "events": []}
 
 
-def _hook(event: str, args: tuple) -> None:
+def _hook(event: str, args: tuple[Any, ...]) -> None:
     if _STATE["active"] and event.startswith(FORBIDDEN_PREFIXES):
         _STATE["events"].append(event)
 
@@ -78,7 +79,7 @@ def recording():
         _STATE["active"] = False
 
 
-def rich_requests() -> list[object]:
+def rich_requests() -> list[Any]:
     base = demo_request()
     blocked = demo_request()
     del blocked["candidates"][0]["source"]
@@ -91,8 +92,8 @@ def rich_requests() -> list[object]:
     return [base, blocked, refresh]
 
 
-def invalid_requests() -> list[object]:
-    typo = demo_request()
+def invalid_requests() -> list[Any]:
+    typo: Any = demo_request()
     typo["candidates"][0]["sizeUnit"] = typo["candidates"][0].pop("sizeUnits")  # difflib suggestion path
     typo["candidates"][1]["capturedAt"] = "2026-02-30T25:00:00"
     typo["budgetUnits"] = 10**5000
@@ -156,16 +157,16 @@ def _raise(*args, **kwargs):
 
 
 class _RaisingDate(datetime.date):
-    today = classmethod(_raise)  # type: ignore[assignment]
+    today = classmethod(_raise)
 
 
 class _RaisingDateTime(datetime.datetime):
-    now = classmethod(_raise)  # type: ignore[assignment]
-    utcnow = classmethod(_raise)  # type: ignore[assignment]
-    today = classmethod(_raise)  # type: ignore[assignment]
+    now = classmethod(_raise)
+    utcnow = classmethod(_raise)
+    today = classmethod(_raise)
 
 
-class RaisingEnviron(MutableMapping):
+class RaisingEnviron(MutableMapping[str, str]):
     """Stands in for ``os.environ``: any access fails the test."""
 
     def _fail(self, *args, **kwargs):

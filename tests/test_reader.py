@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from test_docs_fences import scan_fences
-from test_editions import DOCS, FRONT_MATTER, _mask, pages
+from tests.test_docs_fences import scan_fences
+from tests.test_editions import DOCS, FRONT_MATTER, _mask, pages
 
 MAX_PAGES_PER_REQUEST = 2
 

@@ -9,7 +9,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def quick_start_commands() -> list[str]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Quick start", 1)[1]
-    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    match = re.search(r"```bash\n(.*?)```", section, re.S)
+    assert match, "no ```bash block"
+    block = match.group(1)
     return [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
 
 
@@ -31,6 +33,8 @@ def test_ci_runs_the_readme_test_command():
 def test_chinese_section_gives_the_same_two_commands():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## 中文说明", 1)[1]
-    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    match = re.search(r"```bash\n(.*?)```", section, re.S)
+    assert match, "no ```bash block"
+    block = match.group(1)
     commands = [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
     assert commands == quick_start_commands()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -48,7 +49,7 @@ def counted_calls(function: Callable[[], object]) -> int:
     return calls
 
 
-def candidate(cid: str, kind: str, **extra) -> dict:
+def candidate(cid: str, kind: str, **extra) -> Any:
     item = {
         "id": CountedId(cid),
         "kind": kind,
@@ -63,7 +64,7 @@ def candidate(cid: str, kind: str, **extra) -> dict:
     return item
 
 
-def conflict_heavy(n: int, *, blocked: bool = False, invalid: bool = False) -> dict:
+def conflict_heavy(n: int, *, blocked: bool = False, invalid: bool = False) -> Any:
     """n candidates, a quarter each of the four kinds; every summary declares three conflicts."""
     quarter = n // 4
     evidence = [candidate(f"d{i}", "direct-evidence", freshness="expired" if i % 5 == 0 else "fresh")
@@ -76,8 +77,8 @@ def conflict_heavy(n: int, *, blocked: bool = False, invalid: bool = False) -> d
             targets = [CountedId(f"ghost{i}"), CountedId(f"s{i}"), targets[0]]  # unknown, itself, real
         summaries.append(candidate(f"s{i}", "history-summary", conflictsWith=targets))
     references = [candidate(f"r{i}", "reference", sizeUnits=50, reference=f"ref://{i}") for i in range(quarter)]
-    candidates = []
-    for group in zip(references, summaries, evidence, constraints):  # interleaved: the sort has work
+    candidates: list[Any] = []
+    for group in zip(references, summaries, evidence, constraints, strict=True):  # interleaved: the sort has work
         candidates.extend(group)
     if blocked:
         for item in candidates[::2]:
@@ -92,14 +93,14 @@ def conflict_heavy(n: int, *, blocked: bool = False, invalid: bool = False) -> d
     }
 
 
-def ratio(make: Callable[[int], dict], function: Callable[[dict], object], n: int = 200) -> float:
+def ratio(make: Callable[[int], Any], function: Callable[[Any], object], n: int = 200) -> float:
     small, large = make(n), make(4 * n)
     return counted_calls(lambda: function(large)) / counted_calls(lambda: function(small))
 
 
 def test_the_counter_can_see_quadratic_work():
     # Guard against a counter that would report 4 for anything: a pairwise id scan is caught.
-    def pairwise(request: dict) -> int:
+    def pairwise(request: Any) -> int:
         ids = [c["id"] for c in request["candidates"]]
         return sum(1 for target in ids if target in ids)
 

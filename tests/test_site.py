@@ -21,12 +21,14 @@ import shutil
 import subprocess
 import warnings
 from functools import cache
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import pytest
+from bs4 import BeautifulSoup
 from mkdocs.utils.yaml import yaml_load
+
+from tests import soup
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,36 +108,23 @@ def is_external(url: str) -> bool:
     return parsed.hostname != SITE_HOST
 
 
-class AssetScanner(HTMLParser):
-    """Collects what an HTML document would load: every URL attribute except <a href>."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[str] = []
-        self._in: str | None = None
-
-    def handle_starttag(self, tag, attrs):
-        for name, value in attrs:
-            if value is None:
-                continue
+def html_urls(text: str) -> list[str]:
+    """What an HTML document would load: every URL attribute except <a href>, inline CSS and JS."""
+    found: list[str] = []
+    for tag in soup.parse(text).find_all(True):
+        for name, raw in tag.attrs.items():
+            value = " ".join(raw) if isinstance(raw, list) else raw
             if name == "style":
-                self.found += css_urls(value)
-            elif name in LOADING_ATTRIBUTES and not (tag == "a" and name == "href"):
+                found += css_urls(value)
+            elif name in LOADING_ATTRIBUTES and not (tag.name == "a" and name == "href"):
                 candidates = [part.strip().split(" ")[0] for part in value.split(",")] if name == "srcset" else [value]
-                self.found += [f"<{tag} {name}={url}>" for url in candidates if is_external(url)]
-            elif tag == "meta" and name == "content" and re.search(r"url=", value, re.I):
-                self.found += [f"<meta refresh {value}>"] if is_external(value.split("=", 1)[1]) else []
-        if tag in ("style", "script"):
-            self._in = tag
-
-    def handle_endtag(self, tag):
-        self._in = None
-
-    def handle_data(self, data):
-        if self._in == "style":
-            self.found += css_urls(data)
-        elif self._in == "script":
-            self.found += js_urls(data)
+                found += [f"<{tag.name} {name}={url}>" for url in candidates if is_external(url)]
+            elif tag.name == "meta" and name == "content" and "url=" in value.lower():
+                found += [f"<meta refresh {value}>"] if is_external(value.split("=", 1)[1]) else []
+        if tag.name in ("style", "script"):
+            content = tag.string or ""
+            found += css_urls(content) if tag.name == "style" else js_urls(content)
+    return found
 
 
 def css_urls(text: str) -> list[str]:
@@ -176,9 +165,7 @@ def json_urls(value, key: str = "") -> list[str]:
         if URL_KEY.match(key) and is_external(value):
             return [f"json {key}: {value}"]
         if "<" in value:  # HTML kept in a search index
-            scanner = AssetScanner()
-            scanner.feed(value)
-            return scanner.found
+            return html_urls(value)
     return []
 
 
@@ -186,9 +173,7 @@ def external_references(path: Path) -> list[str]:
     text = path.read_text(encoding="utf-8", errors="replace")
     suffix = path.suffix
     if suffix == ".html":
-        scanner = AssetScanner()
-        scanner.feed(text)
-        return scanner.found
+        return html_urls(text)
     if suffix == ".css":
         return css_urls(text)
     if suffix in (".js", ".mjs"):
@@ -228,7 +213,7 @@ def test_the_dormant_urls_stay_dormant(built_site):
         "data-md-component=source makes Material fetch repository facts from the host's API"
     )
     pages = html_pages(built_site.path)
-    assert not any('class="mermaid"' in p.read_text(encoding="utf-8") for p in pages), "mermaid loads from unpkg"
+    assert not any(soup.page(p).select_one(".mermaid") for p in pages), "mermaid loads from unpkg"
     for worker in built_site.path.rglob("worker.mjs"):
         assert "packageBaseUrl" in worker.read_text(encoding="utf-8"), f"{worker}: Pyodide would use its CDN"
 
@@ -277,11 +262,16 @@ def load_index(site: Path, edition: str) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@cache
+def plain_text(fragment: str) -> str:
+    """The text of an HTML fragment of the search index, each tag counted as a space."""
+    return soup.parse(fragment).get_text(" ") if "<" in fragment else html.unescape(fragment)
+
+
 def tokens(index: dict, text: str) -> list[str]:
     """lunr's tokenizer with the index's separator (lowercased); pipeline [] changes nothing."""
     separator = re.compile(index["config"]["separator"])
-    plain = html.unescape(re.sub(r"<[^>]+>", " ", text))
-    return [t.lower() for t in separator.split(plain) if t and t.strip()]
+    return [t.lower() for t in separator.split(plain_text(text)) if t and t.strip()]
 
 
 def all_tokens(index: dict) -> set[str]:
@@ -323,7 +313,7 @@ def test_search_results_stay_in_the_edition(built_site, edition: str):
         if not page.exists():
             wrong.append(f"{doc['location']}: no page at {url.path}")
             continue
-        lang = re.search(r'<html lang="([^"]+)"', page.read_text(encoding="utf-8")).group(1)
+        lang = soup.html_lang(soup.page(page))
         if lang != edition:
             wrong.append(f"{doc['location']}: {url.path} is a {lang} page")
     assert not wrong, "\n".join(wrong[:30])
@@ -336,12 +326,11 @@ def test_every_page_searches_its_own_edition(built_site, edition: str):
     expected_root = f"https://{SITE_HOST}/" + ("" if edition == "zh" else f"{edition}/")
     wrong = []
     for page in edition_pages(site, edition):
-        text = page.read_text(encoding="utf-8")
-        match = re.search(r'<script id="__config" type="application/json">(.*?)</script>', text, re.S)
-        if match is None:
+        config = soup.material_config(soup.page(page))
+        if config is None:
             wrong.append(f"{page.relative_to(site)}: no Material __config")
             continue
-        base = json.loads(match.group(1))["base"]
+        base = config["base"]
         resolved = urljoin(page_url(site, page), base if base.endswith("/") else base + "/")
         if resolved != expected_root:
             wrong.append(f"{page.relative_to(site)}: base {base!r} resolves to {resolved}, not {expected_root}")
@@ -468,7 +457,7 @@ def edition_of(site: Path, edition: str, location: str) -> str:
     page = site / url.path.lstrip("/") / "index.html"
     if not page.exists():
         return f"missing page {url.path}"
-    return re.search(r'<html lang="([^"]+)"', page.read_text(encoding="utf-8")).group(1)
+    return soup.html_lang(soup.page(page)) or "no lang"
 
 
 SEARCHES = {
@@ -497,8 +486,9 @@ def test_material_search_stays_in_the_edition(built_site, edition: str, tmp_path
 
 
 def material_config(page: Path) -> dict:
-    match = re.search(r'<script id="__config" type="application/json">(.*?)</script>', page.read_text(encoding="utf-8"), re.S)
-    return json.loads(match.group(1))
+    config = soup.material_config(soup.page(page))
+    assert config is not None, f"{page}: no Material __config"
+    return config
 
 
 def content_pages(site: Path, edition: str) -> list[Path]:
@@ -511,17 +501,23 @@ def test_material_features(built_site, edition: str):
     pages = content_pages(site, edition)
     assert pages
     for page in pages:
-        text = page.read_text(encoding="utf-8")
+        document = soup.page(page)
         name = page.relative_to(site)
         features = material_config(page)["features"]
         assert "content.code.copy" in features, f"{name}: no code copy button"
         assert "navigation.footer" in features, f"{name}: no previous/next footer"
-        assert text.count('class="md-option"') >= 2 and 'data-md-component="palette"' in text, f"{name}: no light/dark toggle"
-        assert 'data-md-component="search"' in text and 'class="md-search__input"' in text, f"{name}: no search box"
-        assert 'data-md-component="toc"' in text or 'class="md-nav md-nav--secondary"' in text, f"{name}: no table of contents"
-        if re.search(r"<h[2-6] id=", text):
-            assert 'class="headerlink"' in text, f"{name}: headings have no permalinks"
-    footers = [("md-footer__link--prev" in p.read_text(encoding="utf-8"), "md-footer__link--next" in p.read_text(encoding="utf-8")) for p in pages]
+        palette = document.select_one('form[data-md-component="palette"]')
+        assert palette and len(palette.select("input.md-option")) >= 2, f"{name}: no light/dark toggle"
+        search = document.select_one('[data-md-component="search"]')
+        assert search and search.select_one("input.md-search__input"), f"{name}: no search box"
+        toc = document.select_one('[data-md-component="toc"], nav.md-nav--secondary')
+        assert toc is not None, f"{name}: no table of contents"
+        if document.find(["h2", "h3", "h4", "h5", "h6"], id=True):
+            assert document.select_one("a.headerlink"), f"{name}: headings have no permalinks"
+    footers = [
+        (bool(soup.page(p).select_one(".md-footer__link--prev")), bool(soup.page(p).select_one(".md-footer__link--next")))
+        for p in pages
+    ]
     assert sum(1 for prev, _ in footers if not prev) == 1, "exactly one page (the first) has no 'previous' link"
     assert sum(1 for _, nxt in footers if not nxt) == 1, "exactly one page (the last) has no 'next' link"
 
@@ -535,11 +531,11 @@ def test_language_switcher_lands_on_the_same_page(built_site, edition: str):
         here = page_url(site, page)
         path = urlparse(here).path
         expected = f"https://{SITE_HOST}" + (f"/en{path}" if other == "en" else path[len("/en") :])
-        link = re.search(rf'<a href="([^"]*)" hreflang="{other}" class="md-select__link"', page.read_text(encoding="utf-8"))
+        link = soup.attribute(soup.page(page).find("a", class_="md-select__link", hreflang=other), "href")
         if link is None:
             wrong.append(f"{page.relative_to(site)}: no switcher link to the {other} edition")
-        elif urljoin(here, link.group(1)) != expected:
-            wrong.append(f"{page.relative_to(site)}: switcher goes to {urljoin(here, link.group(1))}, not {expected}")
+        elif urljoin(here, link) != expected:
+            wrong.append(f"{page.relative_to(site)}: switcher goes to {urljoin(here, link)}, not {expected}")
     assert not wrong, "\n".join(wrong[:30])
 
 
@@ -563,35 +559,38 @@ ADMONITION_DEFAULTS = {
     "Done", "Question", "Help", "Faq", "Warning", "Caution", "Attention", "Failure", "Fail", "Missing",
     "Danger", "Error", "Bug", "Example", "Quote", "Cite", "Seealso",
 }
-LABEL_ATTRIBUTES = re.compile(r'\s(?:title|aria-label|placeholder|alt|content)="([^"]*)"')
+LABEL_ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "content")
 
 
-def chrome(text: str) -> str:
+def chrome(text: str | BeautifulSoup) -> BeautifulSoup:
     """The page without its content: header, navigation, search, table of contents, footer."""
-    text = re.sub(r"<article\b.*?</article>", " ", text, flags=re.S)
-    text = re.sub(r"<(script|style|svg)\b.*?</\1>", " ", text, flags=re.S)
+    document = soup.parse(str(text))  # a copy: the parsed page stays as it is
+    for tag in document.find_all(["article", "script", "style", "svg"]):
+        tag.decompose()
     # The language switcher names each edition in its own language (中文 / English).
-    text = re.sub(r'<a\b[^>]*hreflang="[^"]*"[^>]*>.*?</a>', " ", text, flags=re.S)
-    text = re.sub(r'<link\b[^>]*hreflang="[^"]*"[^>]*>', " ", text)
-    return text
+    for tag in document.find_all(["a", "link"], hreflang=True):
+        tag.decompose()
+    return document
 
 
-def labels(fragment: str) -> list[str]:
-    texts = [html.unescape(t).strip() for t in re.findall(r">([^<]+)<", fragment)]
-    attributes = [html.unescape(a).strip() for a in LABEL_ATTRIBUTES.findall(fragment)]
-    return [t for t in texts + attributes if t]
+def labels(fragment: str | BeautifulSoup) -> list[str]:
+    document = fragment if isinstance(fragment, BeautifulSoup) else soup.parse(fragment)
+    found = [text.strip() for text in soup.texts(document)]
+    for tag in document.find_all(True):
+        found += [value.strip() for name in LABEL_ATTRIBUTES if (value := soup.attribute(tag, name)) is not None]
+    return [label for label in found if label]
 
 
-def content_labels(text: str) -> list[str]:
+def content_labels(text: str | BeautifulSoup) -> list[str]:
     """Interface words inside the content: admonition, details and API section titles, permalinks."""
-    article = " ".join(re.findall(r"<article\b.*?</article>", text, flags=re.S))
-    found = [re.sub(r"<[^>]+>", "", m) for m in re.findall(r'<p class="admonition-title">(.*?)</p>', article, re.S)]
-    found += [re.sub(r"<[^>]+>", "", m) for m in re.findall(r"<summary>(.*?)</summary>", article, re.S)]
-    found += [re.sub(r"<[^>]+>", "", m) for m in re.findall(r'class="doc-section-title">(.*?)</span>', article, re.S)]
-    found += re.findall(r'class="headerlink"[^>]*title="([^"]*)"', article)
-    found += re.findall(r'title="([^"]*)"[^>]*class="headerlink"', article)
-    found += re.findall(r"<th\b[^>]*>(.*?)</th>", article, re.S)  # incl. the API tables' Name/Type...
-    return [html.unescape(f).strip() for f in found if f.strip()]
+    document = text if isinstance(text, BeautifulSoup) else soup.parse(text)
+    articles = document.find_all("article")
+    found: list[str] = []
+    for selector in ("p.admonition-title", "summary", ".doc-section-title"):
+        found += [tag.get_text() for article in articles for tag in article.select(selector)]
+    found += [soup.attribute(link, "title") or "" for article in articles for link in article.select("a.headerlink")]
+    found += [cell.get_text() for article in articles for cell in article.find_all("th")]  # the API tables' Name...
+    return [label.strip() for label in found if label.strip()]
 
 
 def nav_section_titles(items) -> list[str]:
@@ -621,11 +620,11 @@ def test_english_chrome_has_no_chinese(built_site):
     site = built_site.path
     problems = []
     for page in edition_pages(site, "en"):
-        text = page.read_text(encoding="utf-8")
+        document = soup.page(page)
         name = page.relative_to(site)
-        if '<html lang="en"' not in text:
+        if soup.html_lang(document) != "en":
             problems.append(f"{name}: not <html lang=\"en\">")
-        for label in labels(chrome(text)) + content_labels(text):
+        for label in labels(chrome(document)) + content_labels(document):
             if HAN.search(label):
                 problems.append(f"{name}: {label!r}")
         # Labels the scripts write (copy button, search results) come from __config.
@@ -639,17 +638,15 @@ def test_chinese_chrome_is_chinese(built_site):
     site = built_site.path
     problems = []
     for page in edition_pages(site, "zh"):
-        text = page.read_text(encoding="utf-8")
+        document = soup.page(page)
         name = page.relative_to(site)
-        if '<html lang="zh"' not in text:
+        if soup.html_lang(document) != "zh":
             problems.append(f"{name}: not <html lang=\"zh\">")
-        for label in labels(chrome(text)) + content_labels(text):
+        for label in labels(chrome(document)) + content_labels(document):
             if label in ENGLISH_LABELS or label in ADMONITION_DEFAULTS:
                 problems.append(f"{name}: {label!r}")
-        placeholder = re.search(r'class="md-search__input"[^>]*placeholder="([^"]*)"', text) or re.search(
-            r'placeholder="([^"]*)"[^>]*class="md-search__input"', text
-        )
-        if placeholder is None or not HAN.search(placeholder.group(1)):
+        placeholder = soup.attribute(document.select_one("input.md-search__input"), "placeholder")
+        if placeholder is None or not HAN.search(placeholder):
             problems.append(f"{name}: search placeholder is not Chinese")
         for key in ("clipboard.copy", "clipboard.copied", "search.result.placeholder", "search.result.none"):
             value = material_config(page)["translations"].get(key, "")
@@ -661,14 +658,19 @@ def test_chinese_chrome_is_chinese(built_site):
 def test_english_chrome_speaks_english(built_site):
     """The English labels are there (not merely the Chinese ones gone)."""
     site = built_site.path
-    home = (site / "en" / "index.html").read_text(encoding="utf-8")
-    found = set(labels(chrome(home)))
+    found = set(labels(chrome(soup.page(site / "en" / "index.html"))))
     for label in ("Search", "Switch to dark mode", "Switch to light mode", "Home"):
         assert label in found, f"en/index.html: no {label!r} in the interface"
 
 
 def test_the_chrome_check_catches_a_chinese_label():
-    page = '<html lang="en"><header><input class="md-search__input" placeholder="搜索"></header><article>中文正文</article></html>'
+    page = (
+        '<html lang="en"><header><input class="md-search__input" placeholder="搜索"></header>'
+        "<article>中文正文</article></html>"
+    )
     assert [label for label in labels(chrome(page)) if HAN.search(label)] == ["搜索"]
-    page = '<article><p class="admonition-title">Note</p><h2 id="x">X<a class="headerlink" href="#x" title="Permanent link">¶</a></h2></article>'
+    page = (
+        '<article><p class="admonition-title">Note</p>'
+        '<h2 id="x">X<a class="headerlink" href="#x" title="Permanent link">¶</a></h2></article>'
+    )
     assert content_labels(page) == ["Note", "Permanent link"]

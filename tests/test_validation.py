@@ -8,13 +8,14 @@ timestamps, unknown keys at every level, non-string keys.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 
 from harnessbook import InvalidRequestError, build_context_packet, validate_request
 
 
-def valid_request() -> dict:
+def valid_request() -> Any:
     return {
         "taskAnchor": {
             "goal": "locate the single failing test",
@@ -52,7 +53,7 @@ def valid_request() -> dict:
 MISSING = object()
 
 
-def mutate(path: tuple, value) -> dict:
+def mutate(path: tuple[str | int, ...], value: Any) -> Any:
     """A valid request with the value at ``path`` replaced (or removed, for MISSING)."""
     request = valid_request()
     target = request
@@ -452,7 +453,7 @@ def test_non_string_keys_are_reported(path, expected, key):
 # ---------------------------------------------------------------------------
 
 
-def broken_request() -> dict:
+def broken_request() -> Any:
     return {
         "taskAnchor": {"goal": " ", "stopCondition": 1},
         "budgetUnits": True,
@@ -526,8 +527,8 @@ def test_str_of_a_single_problem():
 
 
 def test_invalid_request_error_is_a_value_error_with_a_tuple():
-    with pytest.raises(ValueError) as caught:
-        build_context_packet({})
+    with pytest.raises(ValueError, match="invalid context packet request") as caught:
+        build_context_packet({})  # type: ignore[typeddict-item]  # the point of the test
     assert isinstance(caught.value, InvalidRequestError)
     assert isinstance(caught.value.problems, tuple)
     assert caught.value.problems == (

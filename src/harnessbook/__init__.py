@@ -21,3 +21,5 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+"""The package's version, written only here: pyproject.toml reads it (hatch's dynamic version)
+and ``harnessbook --version`` prints it."""

@@ -19,6 +19,7 @@ import re
 import sys
 from typing import Any, Sequence, TextIO
 
+from harnessbook import __version__
 from harnessbook.context_packet import InvalidRequestError, build_context_packet, demo_request
 from harnessbook.schemas import SCHEMA_FILES, load_schema
 
@@ -97,8 +98,10 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="harnessbook",
         description="Build chapter 6's minimal context packet from a JSON request.",
-        epilog="exit codes: 0 ready, 1 unreadable input, 2 invalid request, 3 refresh_required, 4 blocked, 141 output closed early",
+        epilog="exit codes: 0 ready, 1 unreadable input, 2 invalid request, 3 refresh_required, "
+        "4 blocked, 141 output closed early",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("demo", help="print the packet of the chapter's demo request")
     build = commands.add_parser("build", help="read a request as JSON and print the result")

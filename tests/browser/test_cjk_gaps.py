@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cjk_gaps import FIXTURE_LINE, MEASURE_GAPS, ROOT, build_fixture_site, source_breaks
+from tests.cjk_gaps import FIXTURE_LINE, MEASURE_GAPS, ROOT, build_fixture_site, source_breaks
 
 pytestmark = pytest.mark.browser
 

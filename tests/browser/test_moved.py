@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-import moved_project
+from tests import moved_project
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,7 +22,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from test_playground import OPEN, assert_same_as_cpython, example_page, goto, page_url, wait_done
+from tests.browser.test_playground import OPEN, assert_same_as_cpython, example_page, goto, page_url, wait_done
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))

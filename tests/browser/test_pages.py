@@ -55,7 +55,8 @@ AXE_JS = """async () => {
   const result = await axe.run(document, {resultTypes: ['violations']});
   return result.violations.map(v => ({
     id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.map(n => n.target.join(' ') + ' :: ' + (n.failureSummary || '').replace(/\\s+/g, ' ').slice(0, 300)),
+    nodes: v.nodes.map(n => n.target.join(' ') + ' :: '
+      + (n.failureSummary || '').replace(/\\s+/g, ' ').slice(0, 300)),
   }));
 }"""
 
@@ -158,7 +159,7 @@ def test_both_editions_have_the_same_pages(pages: list[str]) -> None:
 def test_sitemap_lists_every_page_of_both_editions(site_root: Path, pages: list[str]) -> None:
     tree = ET.parse(site_root / "sitemap.xml")
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
-    locs = [loc.text for loc in tree.findall("s:url/s:loc", ns)]
+    locs = [loc.text or "" for loc in tree.findall("s:url/s:loc", ns)]
     site = configured_site_url()
     assert all(loc.startswith(site) for loc in locs), locs
     listed = {loc[len(site):] for loc in locs}
@@ -166,8 +167,8 @@ def test_sitemap_lists_every_page_of_both_editions(site_root: Path, pages: list[
     assert sorted(set(pages) - listed) == [], "pages missing from sitemap.xml"
     # hreflang alternates: each entry names its page in both editions, with absolute URLs.
     for url in tree.findall("s:url", ns):
-        alternates = {a.get("hreflang"): a.get("href") for a in url.findall("x:link", ns)}
-        loc = url.find("s:loc", ns).text
+        alternates = {a.get("hreflang"): a.get("href") or "" for a in url.findall("x:link", ns)}
+        loc = url.findtext("s:loc", "", ns)
         assert set(alternates) == {"zh", "en"}, (loc, alternates)
         assert all(href.startswith(site) for href in alternates.values()), (loc, alternates)
         assert loc in alternates.values(), (loc, alternates)

@@ -10,7 +10,6 @@ wrong type, a runtime that does not load in time; keyboard use, labels and axe.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 import time
@@ -20,6 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from harnessbook import InvalidRequestError, build_context_packet, demo_request
+from tests import soup
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -198,13 +198,15 @@ def test_examples_exist():
     assert EXAMPLE_PAGES, "no page has a request.json example"
 
 
-RENDERED_REQUEST = re.compile(r'<span class="filename">request\.json</span><pre[^>]*>(?P<code>.*?)</pre>', re.DOTALL)
-
-
 def rendered_requests(site_root: Path, url: str) -> list[str]:
     """The request.json code blocks of a built page, as text (what a reader sees and copies)."""
-    text = (site_root / url / "index.html").read_text(encoding="utf-8")
-    return [html.unescape(re.sub(r"<[^>]+>", "", m.group("code"))) for m in RENDERED_REQUEST.finditer(text)]
+    document = soup.parse((site_root / url / "index.html").read_text(encoding="utf-8"))
+    blocks = []
+    for title in document.find_all("span", class_="filename", string="request.json"):
+        code = title.find_next_sibling("pre")
+        assert code is not None, f"{url}: a request.json title without its code"
+        blocks.append(code.get_text())
+    return blocks
 
 
 @pytest.mark.parametrize("markdown", EXAMPLE_PAGES, ids=[p.relative_to(DOCS).as_posix() for p in EXAMPLE_PAGES])
@@ -218,7 +220,7 @@ def test_every_example_gives_cpythons_result(new_page, site_server, site_url, ma
     controls = page.locator(OPEN)
     assert controls.count() == len(rendered), f"{url}: {len(rendered)} request.json blocks, {controls.count()} Run controls"
     started = time.monotonic()
-    for index, (code, fence) in enumerate(zip(rendered, fences)):
+    for index, (code, fence) in enumerate(zip(rendered, fences, strict=True)):
         where = f"{url} example {index + 1}"
         control = controls.nth(index)
         if not control.is_visible():  # e.g. in a collapsed block: a reader would expand it first
@@ -478,9 +480,11 @@ def test_open_playground_is_axe_clean_in_both_colour_schemes(new_page, site_url,
             """async () => {
               const results = await axe.run(
                 {include: [['.hb-playground'], ['.hb-playground__bar']]},
-                {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}}
+                {runOnly: {type: 'tag',
+                           values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}}
               );
-              return results.violations.map(v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`);
+              return results.violations.map(
+                v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`);
             }"""
         )
         assert violations == [], f"{edition}, {scheme} colour scheme"

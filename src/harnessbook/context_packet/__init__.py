@@ -1,9 +1,9 @@
 """The minimal context packet of chapter 6: ``build_context_packet``.
 
 A harness has a failing test, a related diff, an old history summary and a huge
-log in hand at once. [`build_context_packet`][harnessbook.context_packet.build_context_packet] turns a task anchor, an
-abstract budget and those candidate items into an inspectable packet: what is
-selected in full, what becomes a pointer, what is excluded and why, what is
+log in hand at once. [`build_context_packet`][harnessbook.context_packet.build_context_packet]
+turns a task anchor, an abstract budget and those candidate items into an inspectable packet:
+what is selected in full, what becomes a pointer, what is excluded and why, what is
 unknown, what needs refreshing, and one evidence record per decision.
 
 The function is pure and deterministic: it reads nothing but its argument (no
@@ -22,8 +22,13 @@ The package reads top to bottom as the chapter does, one module per role:
 re-exported here, so ``from harnessbook.context_packet import build_context_packet`` works.
 
 Every rule is a small function named after it, in the order the chapter gives:
-[`validate_request`][harnessbook.context_packet.validate_request], [`provenance_gate`][harnessbook.context_packet.provenance_gate], [`processing_order`][harnessbook.context_packet.processing_order],
-[`expiry`][harnessbook.context_packet.expiry], [`conflict`][harnessbook.context_packet.conflict], [`budget_fit`][harnessbook.context_packet.budget_fit], [`pointer`][harnessbook.context_packet.pointer] and
+[`validate_request`][harnessbook.context_packet.validate_request],
+[`provenance_gate`][harnessbook.context_packet.provenance_gate],
+[`processing_order`][harnessbook.context_packet.processing_order],
+[`expiry`][harnessbook.context_packet.expiry],
+[`conflict`][harnessbook.context_packet.conflict],
+[`budget_fit`][harnessbook.context_packet.budget_fit],
+[`pointer`][harnessbook.context_packet.pointer] and
 [`over_budget`][harnessbook.context_packet.over_budget].
 """
 

@@ -4,7 +4,9 @@ applies the rules in order and records one decision per candidate.
 
 from __future__ import annotations
 
-from harnessbook.context_packet.request import ANCHOR_KEYS, Candidate, ContextPacketRequest
+from typing import Literal
+
+from harnessbook.context_packet.request import Candidate, ContextPacketRequest, TaskAnchor
 from harnessbook.context_packet.result import (
     ContextPacketResult,
     EvidenceItem,
@@ -12,6 +14,7 @@ from harnessbook.context_packet.result import (
     PointerItem,
     RefreshItem,
     SelectedItem,
+    UnknownItem,
 )
 from harnessbook.context_packet.rules import (
     _is_current_direct_evidence,
@@ -28,33 +31,57 @@ from harnessbook.context_packet.validation import validate_request
 __all__ = ["build_context_packet"]
 
 
-def _evidence(candidate: Candidate, decision: str, rule: str, before: int, after: int) -> EvidenceItem:
+_Decision = Literal["selected", "pointer", "excluded", "blocked", "not_assessed"]
+_Rule = Literal["provenance_gate", "expiry", "conflict", "budget_fit", "pointer", "over_budget"]
+_State = Literal["ready", "blocked", "refresh_required"]
+_Phase = Literal["assembled", "missing_provenance", "refresh_context"]
+
+
+def _evidence(candidate: Candidate, decision: _Decision, rule: _Rule, before: int, after: int) -> EvidenceItem:
     return {
         "id": candidate["id"],
         "kind": candidate["kind"],
-        "decision": decision,  # type: ignore[typeddict-item]
-        "rule": rule,  # type: ignore[typeddict-item]
+        "decision": decision,
+        "rule": rule,
         "sizeUnits": candidate["sizeUnits"],
         "remainingBefore": before,
         "remainingAfter": after,
     }
 
 
-def _result(state: str, phase: str, anchor: dict, budget: int, used: int, **lists: list) -> ContextPacketResult:
+def _result(
+    state: _State,
+    phase: _Phase,
+    anchor: TaskAnchor,
+    budget: int,
+    used: int,
+    *,
+    selected: list[SelectedItem],
+    pointers: list[PointerItem],
+    excluded: list[ExcludedItem],
+    unknowns: list[UnknownItem],
+    refresh: list[RefreshItem],
+    evidence: list[EvidenceItem],
+) -> ContextPacketResult:
     return {
-        "state": state,  # type: ignore[typeddict-item]
-        "phase": phase,  # type: ignore[typeddict-item]
+        "state": state,
+        "phase": phase,
         "packet": {
-            "taskAnchor": {key: anchor[key] for key in ANCHOR_KEYS},  # type: ignore[typeddict-item]
-            "selected": lists["selected"],
-            "pointers": lists["pointers"],
+            # A fresh copy in the contract's key order, whatever the request's order was.
+            "taskAnchor": {
+                "goal": anchor["goal"],
+                "stopCondition": anchor["stopCondition"],
+                "verificationTarget": anchor["verificationTarget"],
+            },
+            "selected": selected,
+            "pointers": pointers,
             "usedBudgetUnits": used,
             "budgetUnits": budget,
         },
-        "excluded": lists["excluded"],
-        "unknowns": lists["unknowns"],
-        "refresh": lists["refresh"],
-        "evidence": lists["evidence"],
+        "excluded": excluded,
+        "unknowns": unknowns,
+        "refresh": refresh,
+        "evidence": evidence,
     }
 
 
@@ -75,13 +102,13 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
     every rule on one request.
 
     Args:
-        request: A JSON-shaped dict with ``taskAnchor``, ``budgetUnits`` and
-            ``candidates`` (see [`ContextPacketRequest`][harnessbook.context_packet.ContextPacketRequest]).
+        request: A JSON-shaped dict with ``taskAnchor``, ``budgetUnits`` and ``candidates``
+            (see [`ContextPacketRequest`][harnessbook.context_packet.ContextPacketRequest]).
 
     Returns:
-        A [`ContextPacketResult`][harnessbook.context_packet.ContextPacketResult]: ``state``, ``phase``, ``packet``, ``excluded``,
-        ``unknowns``, ``refresh`` and ``evidence``, always all present. Never a
-        concatenated string.
+        A [`ContextPacketResult`][harnessbook.context_packet.ContextPacketResult]: ``state``,
+        ``phase``, ``packet``, ``excluded``, ``unknowns``, ``refresh`` and ``evidence``, always
+        all present. Never a concatenated string.
 
     Raises:
         InvalidRequestError: If the request breaks the contract; ``problems`` lists every
@@ -107,7 +134,7 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
     unknowns = provenance_gate(candidates)
     if unknowns:
         blocked_ids = {item["id"] for item in unknowns}
-        evidence = [
+        blocked_evidence = [
             _evidence(
                 candidate,
                 "blocked" if candidate["id"] in blocked_ids else "not_assessed",
@@ -119,7 +146,7 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
         ]
         return _result(
             "blocked", "missing_provenance", anchor, budget, 0,
-            selected=[], pointers=[], excluded=[], unknowns=unknowns, refresh=[], evidence=evidence,
+            selected=[], pointers=[], excluded=[], unknowns=unknowns, refresh=[], evidence=blocked_evidence,
         )
 
     # Conflicts are looked up by id (linear in the number of candidates, never pairwise).
@@ -157,6 +184,8 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
             excluded.append(over_budget(candidate, remaining))
             evidence.append(_evidence(candidate, "excluded", "over_budget", before, remaining))
 
+    state: _State
+    phase: _Phase
     state, phase = ("refresh_required", "refresh_context") if refresh else ("ready", "assembled")
     return _result(
         state, phase, anchor, budget, budget - remaining,

@@ -37,7 +37,8 @@ class TaskAnchor(TypedDict):
     """The goal of the current call, e.g. "locate the single failing test"."""
 
     stopCondition: str
-    """When the harness must stop instead of going on, e.g. "stop when no traceable direct evidence is left"."""
+    """When the harness must stop instead of going on, e.g. "stop when no traceable direct
+    evidence is left"."""
 
     verificationTarget: str
     """What a result is checked against, e.g. "the injected test name"."""

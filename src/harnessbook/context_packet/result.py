@@ -166,7 +166,8 @@ class EvidenceItem(TypedDict):
 
 
 class ContextPacketResult(TypedDict):
-    """What [`build_context_packet`][harnessbook.context_packet.build_context_packet] returns. Every key is always present."""
+    """What [`build_context_packet`][harnessbook.context_packet.build_context_packet] returns.
+    Every key is always present."""
 
     state: Literal["ready", "blocked", "refresh_required"]
     """``blocked`` when provenance is missing; ``refresh_required`` when anything needs

@@ -14,11 +14,12 @@ anything.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, cast
 
-from harnessbook.context_packet.request import CANDIDATE_KEYS, Candidate
+from harnessbook.context_packet.request import Candidate
 from harnessbook.context_packet.result import (
     ExcludedItem,
+    LoadCondition,
     PointerItem,
     RefreshItem,
     SelectedItem,
@@ -61,6 +62,8 @@ RULES: tuple[str, ...] = (
 # Rule 1: the provenance gate
 # ---------------------------------------------------------------------------
 
+_PROVENANCE_KEYS: tuple[Literal["source", "capturedAt"], ...] = ("source", "capturedAt")
+
 
 def provenance_gate(candidates: list[Candidate]) -> list[UnknownItem]:
     """Rule 1, provenance gate: list every candidate whose ``source`` or ``capturedAt`` is missing.
@@ -84,7 +87,7 @@ def provenance_gate(candidates: list[Candidate]) -> list[UnknownItem]:
         # Validated values are str or None; a str is blank when empty or all whitespace.
         if source and captured and not source.isspace() and not captured.isspace():
             continue
-        missing = [key for key in ("source", "capturedAt") if _is_blank(candidate.get(key))]
+        missing = [key for key in _PROVENANCE_KEYS if _is_blank(candidate.get(key))]
         unknowns.append({"id": candidate["id"], "missing": missing})
     return unknowns
 
@@ -114,6 +117,12 @@ def _is_current_direct_evidence(candidate: Candidate) -> bool:
     return candidate["kind"] == "direct-evidence" and candidate["relevance"] == "current"
 
 
+def _provenance(candidate: Candidate) -> tuple[str, str]:
+    # Rules 3 to 7 only see candidates that passed the provenance gate, so both keys hold
+    # non-blank strings; the request type allows them to be absent or null before the gate.
+    return cast(str, candidate.get("source")), cast(str, candidate.get("capturedAt"))
+
+
 def expiry(candidate: Candidate) -> tuple[ExcludedItem, RefreshItem | None] | None:
     """Rule 3, expiry: an expired candidate is excluded; expired current direct evidence also
     asks for a refresh, so an old log is never written down as the current fact.
@@ -129,11 +138,12 @@ def expiry(candidate: Candidate) -> tuple[ExcludedItem, RefreshItem | None] | No
     excluded: ExcludedItem = {"id": candidate["id"], "kind": candidate["kind"], "reason": "expired"}
     if not _is_current_direct_evidence(candidate):
         return excluded, None
+    source, captured_at = _provenance(candidate)
     refresh: RefreshItem = {
         "id": candidate["id"],
         "reason": "expired",
-        "source": candidate["source"],
-        "capturedAt": candidate["capturedAt"],
+        "source": source,
+        "capturedAt": captured_at,
     }
     return excluded, refresh
 
@@ -161,9 +171,9 @@ def conflict(
     ids = [target for target in _conflict_targets(candidate) if target in fresh_evidence]
     if not ids:
         return None
-    sources = {candidate["id"]: candidate["source"]}
+    sources = {candidate["id"]: _provenance(candidate)[0]}
     for target in ids:
-        sources[target] = fresh_evidence[target]["source"]
+        sources[target] = _provenance(fresh_evidence[target])[0]
     excluded: ExcludedItem = {
         "id": candidate["id"],
         "kind": candidate["kind"],
@@ -179,18 +189,10 @@ def conflict(
     return excluded, refresh
 
 
-_POINTER_KEYS = tuple(key for key in CANDIDATE_KEYS if key != "content")
-
-
-def _copy(candidate: Candidate, *, with_content: bool) -> dict[str, Any]:
-    # Canonical key order, so the output does not depend on the request's key order;
-    # a conflict list is copied so the result shares no mutable object with the request.
-    keys = CANDIDATE_KEYS if with_content else _POINTER_KEYS
-    item: dict[str, Any] = {key: candidate[key] for key in keys if key in candidate}
-    targets = item.get("conflictsWith")
-    if isinstance(targets, list):
-        item["conflictsWith"] = list(targets)
-    return item
+def _conflicts_copy(candidate: Candidate) -> str | list[str]:
+    # A conflict list is copied so the result shares no mutable object with the request.
+    targets = candidate["conflictsWith"]
+    return list(targets) if isinstance(targets, list) else targets
 
 
 def budget_fit(candidate: Candidate, remaining: int) -> SelectedItem | None:
@@ -205,7 +207,23 @@ def budget_fit(candidate: Candidate, remaining: int) -> SelectedItem | None:
     """
     if candidate["sizeUnits"] > remaining:
         return None
-    return _copy(candidate, with_content=True)  # type: ignore[return-value]
+    source, captured_at = _provenance(candidate)
+    # The contract's key order, so the output does not depend on the request's key order.
+    item: SelectedItem = {
+        "id": candidate["id"],
+        "kind": candidate["kind"],
+        "source": source,
+        "capturedAt": captured_at,
+        "relevance": candidate["relevance"],
+        "freshness": candidate["freshness"],
+        "sizeUnits": candidate["sizeUnits"],
+        "content": candidate["content"],
+    }
+    if "reference" in candidate:
+        item["reference"] = candidate["reference"]
+    if "conflictsWith" in candidate:
+        item["conflictsWith"] = _conflicts_copy(candidate)
+    return item
 
 
 def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
@@ -220,11 +238,36 @@ def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
         The candidate without its content, plus ``loadCondition``, or ``None`` if it has no
         usable reference.
     """
-    if not candidate.get("reference", "").strip():
+    reference = candidate.get("reference", "")
+    if not reference.strip():
         return None
-    item = _copy(candidate, with_content=False)
-    item["loadCondition"] = {"requiresUnits": candidate["sizeUnits"], "availableUnits": remaining}
-    return item  # type: ignore[return-value]
+    source, captured_at = _provenance(candidate)
+    load: LoadCondition = {"requiresUnits": candidate["sizeUnits"], "availableUnits": remaining}
+    # The candidate's keys in the contract's order, without its content, then the condition.
+    if "conflictsWith" not in candidate:
+        return {
+            "id": candidate["id"],
+            "kind": candidate["kind"],
+            "source": source,
+            "capturedAt": captured_at,
+            "relevance": candidate["relevance"],
+            "freshness": candidate["freshness"],
+            "sizeUnits": candidate["sizeUnits"],
+            "reference": reference,
+            "loadCondition": load,
+        }
+    return {
+        "id": candidate["id"],
+        "kind": candidate["kind"],
+        "source": source,
+        "capturedAt": captured_at,
+        "relevance": candidate["relevance"],
+        "freshness": candidate["freshness"],
+        "sizeUnits": candidate["sizeUnits"],
+        "reference": reference,
+        "conflictsWith": _conflicts_copy(candidate),
+        "loadCondition": load,
+    }
 
 
 def over_budget(candidate: Candidate, remaining: int) -> ExcludedItem:

@@ -12,6 +12,7 @@ import datetime as _dt
 import difflib
 import functools
 import re
+from typing import Any, TypeGuard
 
 from harnessbook.context_packet.errors import InvalidRequestError, _child, _got, _repr, _shown
 from harnessbook.context_packet.request import (
@@ -21,6 +22,7 @@ from harnessbook.context_packet.request import (
     KINDS,
     RELEVANCES,
     REQUEST_KEYS,
+    Candidate,
 )
 
 __all__ = ["validate_request"]
@@ -37,7 +39,7 @@ _DATE_TIME = re.compile(
 )
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     # Integers are strict: True and 8.0 are not integers (the chapter's budget is a count).
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -46,7 +48,7 @@ def _is_blank(value: object) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-def _check_unknown_keys(obj: dict, allowed: tuple[str, ...], path: str, problems: list[str]) -> None:
+def _check_unknown_keys(obj: dict[Any, Any], allowed: tuple[str, ...], path: str, problems: list[str]) -> None:
     # A typo ("sizeUnit") must not be silently ignored: every unknown key is a problem.
     for key in obj:
         if key in allowed:
@@ -59,7 +61,7 @@ def _check_unknown_keys(obj: dict, allowed: tuple[str, ...], path: str, problems
             problems.append(f"{path}: key {_repr(key)} is not a string; JSON object keys are strings")
 
 
-def _check_non_blank_string(obj: dict, key: str, path: str, problems: list[str]) -> None:
+def _check_non_blank_string(obj: dict[Any, Any], key: str, path: str, problems: list[str]) -> None:
     where = _child(path, key)
     if key not in obj:
         problems.append(f"{where}: required key is missing")
@@ -71,7 +73,7 @@ def _check_non_blank_string(obj: dict, key: str, path: str, problems: list[str])
         problems.append(f"{where}: must not be blank")
 
 
-def _check_enum(obj: dict, key: str, allowed: frozenset[str], names: tuple[str, ...], path: str, problems: list[str]) -> None:
+def _check_enum(obj: dict[Any, Any], key: str, allowed: frozenset[str], names: tuple[str, ...], path: str, problems: list[str]) -> None:
     where = _child(path, key)
     if key not in obj:
         problems.append(f"{where}: required key is missing")
@@ -97,9 +99,8 @@ def _valid_timestamp(text: str) -> bool:
     hour, minute, second = (int(g) for g in match.group(4, 5, 6))
     if hour > 23 or minute > 59 or second > 60:  # 60: RFC 3339 allows a leap second
         return False
-    if match.group(7) is not None and (int(match.group(7)) > 23 or int(match.group(8)) > 59):
-        return False
-    return True
+    # The offset, when there is one, is a real one too.
+    return match.group(7) is None or (int(match.group(7)) <= 23 and int(match.group(8)) <= 59)
 
 
 def _timestamp_problem(text: str) -> str:
@@ -148,7 +149,7 @@ def _check_candidate(candidate: object, path: str, problems: list[str]) -> None:
         _check_conflicts_shape(candidate, path, problems)
 
 
-def _check_conflicts_shape(candidate: dict, path: str, problems: list[str]) -> None:
+def _check_conflicts_shape(candidate: dict[Any, Any], path: str, problems: list[str]) -> None:
     where = f"{path}.conflictsWith"
     value = candidate["conflictsWith"]
     if candidate.get("kind") != "history-summary":
@@ -156,6 +157,7 @@ def _check_conflicts_shape(candidate: dict, path: str, problems: list[str]) -> N
             f"{where}: only a history-summary may declare conflicts; this candidate's kind is "
             + (_shown(candidate["kind"]) if "kind" in candidate else "missing")
         )
+    targets: list[object]
     if isinstance(value, str):
         targets = [value]
     elif isinstance(value, list):
@@ -174,7 +176,7 @@ def _check_conflicts_shape(candidate: dict, path: str, problems: list[str]) -> N
             seen.add(target)
 
 
-def _conflict_targets(candidate: dict) -> list[str]:
+def _conflict_targets(candidate: Candidate) -> list[str]:
     value = candidate.get("conflictsWith", ())
     return [value] if isinstance(value, str) else list(value)
 
@@ -284,7 +286,7 @@ def _is_clean_candidate(candidate: object) -> bool:
     return True
 
 
-def _check_candidates(candidates: list, problems: list[str]) -> None:
+def _check_candidates(candidates: list[Any], problems: list[str]) -> None:
     first_use: dict[str, int] = {}
     declares_conflicts = False
     for index, candidate in enumerate(candidates):

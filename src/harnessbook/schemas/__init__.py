@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 __all__ = ["load_schema", "SCHEMA_FILES"]
 
-SCHEMA_FILES = {
+SCHEMA_FILES: dict[Literal["request", "result"], str] = {
     "request": "context-packet-request.schema.json",
     "result": "context-packet-result.schema.json",
 }
@@ -31,4 +31,5 @@ def load_schema(name: Literal["request", "result"]) -> dict[str, Any]:
     if name not in SCHEMA_FILES:
         raise ValueError(f"unknown schema {name!r}; expected one of: {', '.join(SCHEMA_FILES)}")
     text = resources.files(__name__).joinpath(SCHEMA_FILES[name]).read_text(encoding="utf-8")
-    return json.loads(text)
+    schema: dict[str, Any] = json.loads(text)
+    return schema

@@ -1,0 +1,90 @@
+"""The vendored Pyodide is the release npm's lock pins: same version, same integrity, same files.
+
+tools/package.json names pyodide, so tools/package-lock.json records the npm tarball's sha512
+integrity. docs/assets/playground/vendor.json must name the same version and integrity, and
+tools/vendor-pyodide, run on the installed package, must write exactly the vendor.json and the
+files in git. The runtime stays vendored: the site builds with no npm step.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS = ROOT / "tools"
+VENDOR_JSON = ROOT / "docs" / "assets" / "playground" / "vendor.json"
+
+
+def load_script() -> ModuleType:
+    path = TOOLS / "vendor-pyodide"
+    loader = importlib.machinery.SourceFileLoader("vendor_pyodide", str(path))
+    spec = importlib.util.spec_from_loader("vendor_pyodide", loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def manifest() -> dict:
+    return json.loads(VENDOR_JSON.read_text(encoding="utf-8"))
+
+
+def test_package_json_pins_the_vendored_version_exactly():
+    package = json.loads((TOOLS / "package.json").read_text(encoding="utf-8"))
+    assert package["devDependencies"]["pyodide"] == manifest()["version"]
+
+
+def test_lock_records_the_vendored_version_and_integrity():
+    locked = load_script().locked_package()
+    vendored = manifest()
+    assert locked["version"] == vendored["version"]
+    assert locked["integrity"] == vendored["integrity"]
+    assert locked["integrity"].startswith("sha512-")
+    assert vendored["directory"] == f"pyodide-{vendored['version']}"
+
+
+def test_a_lock_without_pyodide_is_reported(tmp_path):
+    script = load_script()
+    lock = tmp_path / "package-lock.json"
+    lock.write_text(json.dumps({"packages": {"": {}}}), encoding="utf-8")
+    with pytest.raises(script.VendorError, match="no node_modules/pyodide"):
+        script.locked_package(lock)
+
+
+def test_vendored_files_are_the_locked_npm_package():
+    script = load_script()
+    if not script.NODE_PACKAGE.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail("tools/node_modules/pyodide is missing under CI: npm ci --prefix tools")
+        pytest.skip("tools/node_modules/pyodide is not installed (npm ci --prefix tools)")
+    expected = script.expected_manifest()
+    assert script.vendored_problems(expected) == []
+    assert manifest() == expected
+
+
+def test_a_changed_file_is_reported(tmp_path, monkeypatch):
+    script = load_script()
+    if not script.NODE_PACKAGE.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail("tools/node_modules/pyodide is missing under CI: npm ci --prefix tools")
+        pytest.skip("tools/node_modules/pyodide is not installed (npm ci --prefix tools)")
+    expected = script.expected_manifest()
+    playground = tmp_path / "playground"
+    folder = playground / expected["directory"]
+    folder.mkdir(parents=True)
+    for name in expected["files"]:
+        (folder / name).write_bytes(b"")
+    (playground / "vendor.json").write_text(json.dumps(dict(expected, version="0.0.0")), encoding="utf-8")
+    monkeypatch.setattr(script, "PLAYGROUND", playground)
+    monkeypatch.setattr(script, "MANIFEST", playground / "vendor.json")
+    monkeypatch.setattr(script, "ROOT", tmp_path)
+    problems = script.vendored_problems(expected)
+    assert any(problem.startswith("vendor.json version: '0.0.0'") for problem in problems)
+    assert sum("is not the npm package's" in problem for problem in problems) == len(expected["files"])
