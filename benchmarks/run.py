@@ -21,8 +21,9 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -100,10 +101,10 @@ def floor(request: ContextPacketRequest) -> int:
 
 def pydantic_validator() -> Callable[[object], Any]:
     """Pydantic's strict validation of TypedDicts equivalent to the request's contract."""
-    from typing import Annotated
+    from typing import Annotated, NotRequired
 
     from pydantic import ConfigDict, Field, TypeAdapter, with_config
-    from typing_extensions import NotRequired, TypedDict
+    from typing_extensions import TypedDict
 
     NonBlank = Annotated[str, Field(pattern=r"\S")]
     config = ConfigDict(extra="forbid", strict=True)
@@ -242,13 +243,17 @@ def _timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float
     completed = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if completed.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
+        raise RuntimeError(
+            f"{' '.join(command)} failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}"
+        )
     return seconds, completed.stdout + completed.stderr
 
 
 def book_figures(site_dir: Path) -> dict[str, Any]:
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONWARNINGS="ignore::DeprecationWarning")
-    build_s, _ = _timed([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)], env)
+    build_s, _ = _timed(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)], env
+    )
     pages = sum(1 for _ in site_dir.rglob("index.html"))
     docs_s, docs_out = _timed([sys.executable, "-m", "pytest", "docs", "-q", "-p", "no:cacheprovider"], env)
     all_s, all_out = _timed(
@@ -439,7 +444,9 @@ def report(figures: dict[str, Any], command: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="the builder only: skip the book and the browser")
+    parser.add_argument(
+        "--quick", action="store_true", help="the builder only: skip the book and the browser"
+    )
     parser.add_argument("--no-write", action="store_true", help="print the table, leave RESULTS.md alone")
     args = parser.parse_args(argv)
     command = "uv run python benchmarks/run.py" + (" --quick" if args.quick else "")

@@ -76,7 +76,9 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 """Everything else, HTML included: keep a copy, but ask the server (ETag/Last-Modified) first."""
 
-FINGERPRINTED = re.compile(r"^assets/(?:javascripts|stylesheets)/(?:.+/)?[\w-]+\.[0-9a-f]{8}\.min\.(?:js|css)$")
+FINGERPRINTED = re.compile(
+    r"^assets/(?:javascripts|stylesheets)/(?:.+/)?[\w-]+\.[0-9a-f]{8}\.min\.(?:js|css)$"
+)
 """Material's bundles carry a content hash in their name (bundle.79ae519e.min.js)."""
 PYODIDE_DIR = re.compile(r"^assets/playground/pyodide-[0-9][\w.]*/")
 """The vendored runtime's folder carries its version in its name."""
@@ -135,7 +137,9 @@ class _PageScanner(HTMLParser):
         for name, value in values.items():
             if name.startswith("on"):
                 self.found.append(InlineCode("handler", f"<{tag} {name}={value!r}>"))
-            elif name in ("href", "src", "action", "formaction") and value.strip().lower().startswith("javascript:"):
+            elif name in ("href", "src", "action", "formaction") and value.strip().lower().startswith(
+                "javascript:"
+            ):
                 self.found.append(InlineCode("javascript-url", f"<{tag} {name}={value!r}>"))
             elif name == "style":
                 self.found.append(InlineCode("style", f"<{tag} style={value!r}>"))
@@ -171,7 +175,10 @@ Scan = dict[str, list[InlineCode]]
 
 def scan(site: Path) -> Scan:
     """Every built page (redirect pages included), parsed once."""
-    return {page.relative_to(site).as_posix(): inline_code(page.read_text(encoding="utf-8")) for page in html_files(site)}
+    return {
+        page.relative_to(site).as_posix(): inline_code(page.read_text(encoding="utf-8"))
+        for page in html_files(site)
+    }
 
 
 def site_script_hashes(site: Path, scanned: Scan | None = None) -> set[str]:
@@ -189,7 +196,9 @@ def check_site(site: Path, policy: str, scanned: Scan | None = None) -> list[str
         for item in items:
             if item.kind == "script":
                 if script_hash(item.text) not in allowed:
-                    problems.append(f"{where}: inline script {script_hash(item.text)} is not in script-src: {item.text[:80]!r}")
+                    problems.append(
+                        f"{where}: inline script {script_hash(item.text)} is not in script-src: {item.text[:80]!r}"
+                    )
             elif item.kind == "style":
                 problems.append(f"{where}: inline style is not allowed by style-src 'self': {item.text[:80]}")
             else:
@@ -227,7 +236,9 @@ def rules_for(site: Path, site_url: str, editions: Iterable[str] = (), scanned: 
     base_path = urlsplit(site_url).path or "/"
     if not base_path.endswith("/"):
         base_path += "/"
-    return Rules(base_path, headers, tuple(files), tuple(sorted(dirs)), tuple(f"{e.strip('/')}/" for e in editions))
+    return Rules(
+        base_path, headers, tuple(files), tuple(sorted(dirs)), tuple(f"{e.strip('/')}/" for e in editions)
+    )
 
 
 def netlify_headers(rules: Rules) -> str:
@@ -261,7 +272,9 @@ def nginx_headers(rules: Rules) -> str:
 
     def block(match: str, cache_control: str, extra: Iterable[str] = ()) -> list[str]:
         lines = [f"location {match} {{"]
-        lines += [f"    add_header {name} {_nginx_quote(value)} always;" for name, value in rules.headers.items()]
+        lines += [
+            f"    add_header {name} {_nginx_quote(value)} always;" for name, value in rules.headers.items()
+        ]
         lines.append(f"    add_header Cache-Control {_nginx_quote(cache_control)} always;")
         lines += [f"    {line}" for line in extra]
         lines.append("}")
@@ -284,9 +297,13 @@ def nginx_headers(rules: Rules) -> str:
 def compressible(site: Path) -> Iterator[Path]:
     for path in sorted(site.rglob("*")):
         relative = path.relative_to(site)
-        if path.suffix in COMPRESSIBLE and path.is_file() and DEPLOY_DIR not in relative.parts:
-            if path.stat().st_size >= MIN_COMPRESS_BYTES:
-                yield path
+        if (
+            path.suffix in COMPRESSIBLE
+            and path.is_file()
+            and DEPLOY_DIR not in relative.parts
+            and path.stat().st_size >= MIN_COMPRESS_BYTES
+        ):
+            yield path
 
 
 def write_gzip(site: Path) -> int:
@@ -356,7 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     """
     import argparse
 
-    parser = argparse.ArgumentParser(prog="deploy/headers.py", description="The production headers of a built site.")
+    parser = argparse.ArgumentParser(
+        prog="deploy/headers.py", description="The production headers of a built site."
+    )
     parser.add_argument("command", choices=["write", "check", "explain"])
     parser.add_argument("site", type=Path)
     parser.add_argument("site_url", nargs="?", default="/")
@@ -372,7 +391,9 @@ def main(argv: list[str] | None = None) -> int:
     for problem in problems:
         print(problem)
     if not problems:
-        print(f"checked {len(html_files(args.site))} HTML files: every inline script is allowed by the policy in _headers")
+        print(
+            f"checked {len(html_files(args.site))} HTML files: every inline script is allowed by the policy in _headers"
+        )
     return 1 if problems else 0
 
 

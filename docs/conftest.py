@@ -102,8 +102,8 @@ class RequestResultParser:
             if follower is None or kind not in ("result.json", "InvalidRequestError"):
                 raise ValueError(
                     f"{document.path}, line {document.text.count(chr(10), 0, region.start) + 1}: "
-                    'a request.json fence must be followed by a result.json or an '
-                    'InvalidRequestError fence'
+                    "a request.json fence must be followed by a result.json or an "
+                    "InvalidRequestError fence"
                 )
             yield Region(
                 region.start,

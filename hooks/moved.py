@@ -87,7 +87,12 @@ class Moves:
 
 
 def _page_path(value: object, where: str) -> str:
-    if not isinstance(value, str) or not PAGE_PATH.match(value) or "/../" in f"/{value}" or "/./" in f"/{value}":
+    if (
+        not isinstance(value, str)
+        or not PAGE_PATH.match(value)
+        or "/../" in f"/{value}"
+        or "/./" in f"/{value}"
+    ):
         raise MovedError(
             f"{where}: {value!r} is not a page path. Write it relative to the edition's root, "
             'ending with "/", like "reference/api/" ("" is the home page).'
@@ -110,7 +115,9 @@ def parse_moves(text: str, source: str = MOVED_FILE) -> Moves:
     if data is None:
         return Moves()
     if not isinstance(data, dict):
-        raise MovedError(f"{source}: expected a mapping with the keys pages and anchors, got {type(data).__name__}")
+        raise MovedError(
+            f"{source}: expected a mapping with the keys pages and anchors, got {type(data).__name__}"
+        )
     unknown = sorted(set(data) - {"pages", "anchors"})
     if unknown:
         raise MovedError(f"{source}: unknown key(s) {unknown}; only pages and anchors are read")
@@ -234,7 +241,9 @@ def on_files(files, config: MkDocsConfig):
                 f"/{prefix}{old}. Remove that page, or remove the entry."
             )
         if prefix + new not in urls:
-            raise PluginError(f"{MOVED_FILE}: pages: {old!r} moves to {new!r}, which is not a page of the site.")
+            raise PluginError(
+                f"{MOVED_FILE}: pages: {old!r} moves to {new!r}, which is not a page of the site."
+            )
     for page in _moves.anchors:
         if prefix + page not in urls:
             raise PluginError(f"{MOVED_FILE}: anchors: {page!r} is not a page of the site.")
@@ -275,9 +284,14 @@ def on_page_content(content: str, page, config: MkDocsConfig, files) -> str:
                 "An id that is still on its page has not moved: remove the entry."
             )
         if target.page == path:
-            tag = re.search(rf"""<[A-Za-z][A-Za-z0-9]*\s[^>]*?(?<=\s)id=["']{re.escape(html.escape(target.id, quote=True))}["']""", content)
+            tag = re.search(
+                rf"""<[A-Za-z][A-Za-z0-9]*\s[^>]*?(?<=\s)id=["']{re.escape(html.escape(target.id, quote=True))}["']""",
+                content,
+            )
             if tag is None:
-                raise PluginError(f"{entry}: moves to #{target.id}, but /{prefix}{path} has no element with that id.")
+                raise PluginError(
+                    f"{entry}: moves to #{target.id}, but /{prefix}{path} has no element with that id."
+                )
             content = content[: tag.start()] + _alias(old, f"#{target.id}") + content[tag.start() :]
         else:
             href = _relative(prefix + target.page, page.url) + f"#{target.id}"
@@ -331,8 +345,11 @@ def _write(path: str, text: str) -> None:
 def host_redirects(moves: Moves, prefixes: list[str], base: str) -> tuple[str, str]:
     """(``_redirects``, nginx rules): every edition's page moves as permanent redirects."""
     header = f"# Generated from {MOVED_FILE} by hooks/moved.py: the site's moved pages, every edition.\n"
-    netlify = [header, "# Netlify serves the redirect page that sits at the old path (add ! to force a 301);\n",
-               "# Cloudflare Pages always applies these rules.\n"]
+    netlify = [
+        header,
+        "# Netlify serves the redirect page that sits at the old path (add ! to force a 301);\n",
+        "# Cloudflare Pages always applies these rules.\n",
+    ]
     nginx = [header, "# Include inside the site's server block.\n"]
     for prefix in prefixes:
         for old, new in sorted(moves.pages.items()):
@@ -363,7 +380,9 @@ def on_post_build(config: MkDocsConfig) -> None:
     for old, new in _moves.pages.items():
         path = os.path.join(site, prefix + old, "index.html")
         if os.path.exists(path):
-            raise PluginError(f"{MOVED_FILE}: pages: {old!r}: a file is already built at /{prefix}{old}index.html")
+            raise PluginError(
+                f"{MOVED_FILE}: pages: {old!r}: a file is already built at /{prefix}{old}index.html"
+            )
         _write(path, redirect_page(language, prefix + old, prefix + new, config.site_url))
     _write(os.path.join(site, SCRIPT_PATH), SCRIPT_SOURCE.read_text(encoding="utf-8"))
     # The same for every edition: rewritten by each edition's build, identically.

@@ -93,7 +93,9 @@ def vendor_problems() -> list[str]:
     directory = PLAYGROUND / manifest["directory"]
     problems = []
     if manifest["directory"] != f"pyodide-{manifest['version']}":
-        problems.append(f"vendor.json: directory {manifest['directory']!r} does not name version {manifest['version']}")
+        problems.append(
+            f"vendor.json: directory {manifest['directory']!r} does not name version {manifest['version']}"
+        )
     for name, expected in manifest["files"].items():
         path = directory / name
         if not path.is_file():
@@ -107,15 +109,23 @@ def vendor_problems() -> list[str]:
                 f"vendor.json pins {expected['sha256']} ({expected['bytes']} bytes)"
             )
     licence = directory / LICENCE_FILE
-    if not licence.is_file() or not licence.read_text(encoding="utf-8").startswith("Mozilla Public License Version 2.0"):
-        problems.append(f"{licence.relative_to(ROOT)}: Pyodide's licence (the MPL 2.0 text) must be beside the runtime")
+    if not licence.is_file() or not licence.read_text(encoding="utf-8").startswith(
+        "Mozilla Public License Version 2.0"
+    ):
+        problems.append(
+            f"{licence.relative_to(ROOT)}: Pyodide's licence (the MPL 2.0 text) must be beside the runtime"
+        )
     known = {*manifest["files"], LICENCE_FILE}
     extra = sorted(p.name for p in directory.iterdir() if p.name not in known) if directory.is_dir() else []
     if extra:
-        problems.append(f"{directory.relative_to(ROOT)} holds files vendor.json does not list: {', '.join(extra)}")
+        problems.append(
+            f"{directory.relative_to(ROOT)} holds files vendor.json does not list: {', '.join(extra)}"
+        )
     script = PLAYGROUND_SCRIPT.read_text(encoding="utf-8")
     if f'"{manifest["directory"]}/"' not in script:
-        problems.append(f"{PLAYGROUND_SCRIPT.relative_to(ROOT)} does not load the vendored {manifest['directory']}/")
+        problems.append(
+            f"{PLAYGROUND_SCRIPT.relative_to(ROOT)} does not load the vendored {manifest['directory']}/"
+        )
     return problems
 
 
@@ -125,7 +135,9 @@ def vendor_problems() -> list[str]:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     problems = vendor_problems()
     if problems:
-        raise PluginError("playground: the vendored Pyodide does not match vendor.json:\n  " + "\n  ".join(problems))
+        raise PluginError(
+            "playground: the vendored Pyodide does not match vendor.json:\n  " + "\n  ".join(problems)
+        )
     return config
 
 

@@ -82,5 +82,6 @@ def on_post_build(config: MkDocsConfig) -> None:
     problems = headers.write_all(site, config.site_url, _editions(config), compress=_command != ["serve"])
     if problems:
         raise PluginError(
-            "publish: pages would break under the Content-Security-Policy as written:\n  " + "\n  ".join(problems[:20])
+            "publish: pages would break under the Content-Security-Policy as written:\n  "
+            + "\n  ".join(problems[:20])
         )

@@ -13,6 +13,7 @@ without the fix.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -33,8 +34,31 @@ QUOTE = "[\u201c\u201d\u2018\u2019\u2026]"
 GAP = re.compile(f"{CJK}\\s+{CJK}|{CJK}\\n\\s*{QUOTE}|{QUOTE}\\n\\s*{CJK}")
 
 INLINE = frozenset(
-    {"a", "abbr", "b", "bdi", "bdo", "cite", "data", "del", "dfn", "em", "font", "i", "ins",
-     "mark", "q", "s", "small", "span", "strong", "sub", "sup", "time", "u"}
+    {
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "cite",
+        "data",
+        "del",
+        "dfn",
+        "em",
+        "font",
+        "i",
+        "ins",
+        "mark",
+        "q",
+        "s",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "u",
+    }
 )
 LITERAL = frozenset({"pre", "code", "kbd", "samp", "script", "style", "textarea", "template"})
 WALL = "\x00"  # stands for anything that is not text running on: a block edge, code
@@ -205,7 +229,7 @@ def source_breaks(markdown: str) -> list[str]:
     joined: list[str] = []
     fenced = False
     lines = markdown.split("\n")
-    for line, following in zip(lines, lines[1:]):
+    for line, following in itertools.pairwise(lines):
         if _FENCE.match(line):
             fenced = not fenced
         if fenced or _FENCE.match(following):

@@ -180,5 +180,7 @@ def build_site(into: Path) -> Path:
     project = write_project(into)
     completed = build(project)
     if completed.returncode != 0:
-        raise RuntimeError(f"the moved project's build failed:\n{(completed.stdout + completed.stderr)[-5000:]}")
+        raise RuntimeError(
+            f"the moved project's build failed:\n{(completed.stdout + completed.stderr)[-5000:]}"
+        )
     return project / "site"

@@ -15,6 +15,9 @@ import re
 from pathlib import Path
 
 import pytest
+
+from harnessbook import typography
+from harnessbook.typography import is_cjk, join_cjk_lines, join_cjk_lines_html
 from tests.cjk_gaps import (
     FIXTURE_PAGE,
     ROOT,
@@ -24,9 +27,6 @@ from tests.cjk_gaps import (
     rendered_gaps,
     source_breaks,
 )
-
-from harnessbook import typography
-from harnessbook.typography import is_cjk, join_cjk_lines, join_cjk_lines_html
 
 
 def chinese_pages(site: Path) -> list[Path]:
@@ -156,7 +156,11 @@ def test_no_gap_between_cjk_characters_on_any_chinese_page(built_site):
 def test_the_chinese_search_index_has_no_gap_at_a_line_break(built_site):
     index = json.loads((built_site.path / "search" / "search_index.json").read_text(encoding="utf-8"))
     text = index_text(index)
-    breaks = [(page, joined) for page in chinese_sources() for joined in source_breaks(page.read_text(encoding="utf-8"))]
+    breaks = [
+        (page, joined)
+        for page in chinese_sources()
+        for joined in source_breaks(page.read_text(encoding="utf-8"))
+    ]
     assert len(breaks) > 100, "the book wraps its Chinese prose: there should be many such breaks"
     missing = [f"{page.relative_to(ROOT)}: {joined}" for page, joined in breaks if joined not in text]
     assert missing == [], "\n".join(missing)
@@ -177,7 +181,10 @@ def playground_labels(edition: str) -> dict[str, str]:
     source = PLAYGROUND.read_text(encoding="utf-8")
     block = re.search(rf"^    {edition}: \{{\n(.*?)^    \}},", source, re.M | re.S)
     assert block, f"no LABELS.{edition} in {PLAYGROUND.name}"
-    return {key: json.loads(value) for key, value in re.findall(r'^\s+(\w+): ("(?:[^"\\]|\\.)*"),$', block.group(1), re.M)}
+    return {
+        key: json.loads(value)
+        for key, value in re.findall(r'^\s+(\w+): ("(?:[^"\\]|\\.)*"),$', block.group(1), re.M)
+    }
 
 
 def test_the_playground_strings_have_no_line_break_between_cjk():

@@ -11,8 +11,8 @@ import json
 import os
 import subprocess
 import sys
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -320,7 +320,10 @@ def test_python_dash_m_build_stdin_and_exit_codes(tmp_path):
     def python_m(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
             [sys.executable, "-m", "harnessbook", *args],
-            input=stdin, capture_output=True, env=subprocess_env(), timeout=60,
+            input=stdin,
+            capture_output=True,
+            env=subprocess_env(),
+            timeout=60,
         )
 
     blocked = python_m("build", "-", stdin=json.dumps(blocked_request(), ensure_ascii=False).encode("utf-8"))
@@ -358,8 +361,16 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
     # `harnessbook build big.json | head -1`: the output is far larger than a pipe's buffer, so
     # the writer is certainly still writing when the reader closes its end.
     candidates = [
-        {"id": f"c{i}", "kind": "reference", "source": "s", "capturedAt": "2026-07-15",
-         "relevance": "background", "freshness": "fresh", "sizeUnits": 1, "content": "x" * 200}
+        {
+            "id": f"c{i}",
+            "kind": "reference",
+            "source": "s",
+            "capturedAt": "2026-07-15",
+            "relevance": "background",
+            "freshness": "fresh",
+            "sizeUnits": 1,
+            "content": "x" * 200,
+        }
         for i in range(2000)
     ]
     request = {**demo_request(), "candidates": candidates, "budgetUnits": 5000}
@@ -367,7 +378,8 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
     path.write_text(json.dumps(request), encoding="utf-8")
     process = subprocess.Popen(
         [sys.executable, "-m", "harnessbook", "build", str(path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert process.stdout is not None and process.stderr is not None
     assert process.stdout.read(16)

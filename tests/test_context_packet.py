@@ -276,8 +276,12 @@ def test_path_missing_provenance_blocks():
 def test_path_conflicting_summary_asks_for_refresh():
     failure = cand("failure-output", size=3)
     summary = cand(
-        "old-summary", "history-summary", 2, relevance="background",
-        source="injected:memory", conflictsWith="failure-output",
+        "old-summary",
+        "history-summary",
+        2,
+        relevance="background",
+        source="injected:memory",
+        conflictsWith="failure-output",
     )
     result = build(8, summary, failure)
     assert result == {
@@ -343,7 +347,13 @@ def test_no_candidates_is_ready_and_empty():
 def test_result_always_has_every_key_and_never_a_string_packet():
     for result in (build(3), build(3, cand("a", source=None)), build_context_packet(demo_request())):
         assert list(result) == ["state", "phase", "packet", "excluded", "unknowns", "refresh", "evidence"]
-        assert list(result["packet"]) == ["taskAnchor", "selected", "pointers", "usedBudgetUnits", "budgetUnits"]
+        assert list(result["packet"]) == [
+            "taskAnchor",
+            "selected",
+            "pointers",
+            "usedBudgetUnits",
+            "budgetUnits",
+        ]
         assert isinstance(result["packet"], dict)
         for key in ("excluded", "unknowns", "refresh", "evidence"):
             assert isinstance(result[key], list)
@@ -380,9 +390,14 @@ def test_tiers_then_input_order():
 
 def test_tier_order_decides_who_gets_the_budget():
     # A reference listed first cannot take the budget from a constraint listed last.
-    result = build(3, cand("ref", "reference", 3), cand("sum", "history-summary", 3), cand("rule", "constraint", 3))
+    result = build(
+        3, cand("ref", "reference", 3), cand("sum", "history-summary", 3), cand("rule", "constraint", 3)
+    )
     assert ids(result["packet"]["selected"]) == ["rule"]
-    assert [(e["id"], e["reason"]) for e in result["excluded"]] == [("sum", "over_budget"), ("ref", "over_budget")]
+    assert [(e["id"], e["reason"]) for e in result["excluded"]] == [
+        ("sum", "over_budget"),
+        ("ref", "over_budget"),
+    ]
 
 
 def test_tiers_constant_matches_the_contract():
@@ -400,7 +415,13 @@ def test_first_fit_lets_a_later_smaller_item_in():
     assert ids(result["packet"]["selected"]) == ["a", "c"]
     assert result["packet"]["usedBudgetUnits"] == 5
     assert result["excluded"] == [
-        {"id": "b", "kind": "direct-evidence", "reason": "over_budget", "requiresUnits": 4, "availableUnits": 2}
+        {
+            "id": "b",
+            "kind": "direct-evidence",
+            "reason": "over_budget",
+            "requiresUnits": 4,
+            "availableUnits": 2,
+        }
     ]
     assert result["evidence"] == [
         ev("a", "direct-evidence", "selected", "budget_fit", 3, 5, 2),
@@ -448,7 +469,13 @@ def test_blank_reference_is_not_a_pointer(reference):
     result = build(2, cand("a", size=5, reference=reference))
     assert result["packet"]["pointers"] == []
     assert result["excluded"] == [
-        {"id": "a", "kind": "direct-evidence", "reason": "over_budget", "requiresUnits": 5, "availableUnits": 2}
+        {
+            "id": "a",
+            "kind": "direct-evidence",
+            "reason": "over_budget",
+            "requiresUnits": 5,
+            "availableUnits": 2,
+        }
     ]
     assert decisions(result) == [("a", "excluded", "over_budget")]
 
@@ -478,13 +505,17 @@ def test_item_that_fits_is_selected_even_with_a_reference():
 
 def test_pointer_and_over_budget_rule_functions():
     with_ref = cand("a", size=5, reference="ref://a")
-    assert pointer(with_ref, 1) == {
-        key: value for key, value in with_ref.items() if key != "content"
-    } | {"loadCondition": {"requiresUnits": 5, "availableUnits": 1}}
+    assert pointer(with_ref, 1) == {key: value for key, value in with_ref.items() if key != "content"} | {
+        "loadCondition": {"requiresUnits": 5, "availableUnits": 1}
+    }
     assert pointer(cand("a", size=5, reference="  "), 1) is None
     assert pointer(cand("a", size=5), 1) is None
     assert over_budget(cand("a", "reference", 5), 1) == {
-        "id": "a", "kind": "reference", "reason": "over_budget", "requiresUnits": 5, "availableUnits": 1,
+        "id": "a",
+        "kind": "reference",
+        "reason": "over_budget",
+        "requiresUnits": 5,
+        "availableUnits": 1,
     }
 
 
@@ -544,7 +575,17 @@ def test_no_conflict_with_anything_but_fresh_current_direct_evidence(target):
     assert all(item["reason"] != "conflict" for item in result["excluded"])
     assert all(item["reason"] != "conflict" for item in result["refresh"])
     decision = [e for e in result["evidence"] if e["id"] == "sum"]
-    assert decision == [ev("sum", "history-summary", "selected", "budget_fit", 1, decision[0]["remainingBefore"], decision[0]["remainingBefore"] - 1)]
+    assert decision == [
+        ev(
+            "sum",
+            "history-summary",
+            "selected",
+            "budget_fit",
+            1,
+            decision[0]["remainingBefore"],
+            decision[0]["remainingBefore"] - 1,
+        )
+    ]
 
 
 def test_conflict_lists_only_the_fresh_current_evidence_it_names():
@@ -563,7 +604,9 @@ def test_conflict_lists_only_the_fresh_current_evidence_it_names():
     ]
     assert result["refresh"] == [
         {"id": "old", "reason": "expired", "source": "injected:old", "capturedAt": "2026-07-15"},
-        conflict_refresh(expected_ids, {"sum": "injected:memory", "d2": "injected:second", "d1": "injected:d1"}),
+        conflict_refresh(
+            expected_ids, {"sum": "injected:memory", "d2": "injected:second", "d1": "injected:d1"}
+        ),
     ]
 
 
@@ -626,11 +669,16 @@ def test_expired_current_direct_evidence_asks_for_refresh():
 @pytest.mark.parametrize(
     "item",
     [
-        pytest.param(cand("x", "direct-evidence", relevance="background", freshness="expired"), id="background-evidence"),
+        pytest.param(
+            cand("x", "direct-evidence", relevance="background", freshness="expired"),
+            id="background-evidence",
+        ),
         pytest.param(cand("x", "constraint", freshness="expired"), id="constraint"),
         pytest.param(cand("x", "history-summary", freshness="expired"), id="history-summary"),
         pytest.param(cand("x", "reference", freshness="expired"), id="reference"),
-        pytest.param(cand("x", "constraint", relevance="background", freshness="expired"), id="background-constraint"),
+        pytest.param(
+            cand("x", "constraint", relevance="background", freshness="expired"), id="background-constraint"
+        ),
     ],
 )
 def test_other_expired_items_are_excluded_without_refresh(item):
@@ -770,7 +818,15 @@ def test_evidence_never_contains_content(blocked):
     result = build(3, *candidates)
     assert len(result["evidence"]) == len(candidates)
     for record in result["evidence"]:
-        assert set(record) == {"id", "kind", "decision", "rule", "sizeUnits", "remainingBefore", "remainingAfter"}
+        assert set(record) == {
+            "id",
+            "kind",
+            "decision",
+            "rule",
+            "sizeUnits",
+            "remainingBefore",
+            "remainingAfter",
+        }
     assert MARKER not in content_everywhere_but_selected(result)
     selected_text = json.dumps(result["packet"]["selected"], ensure_ascii=False)
     assert selected_text.count(MARKER) == (0 if blocked else 2)  # "sel" and "nosrc"
@@ -795,7 +851,12 @@ def test_evidence_records_every_rule_with_its_budget():
 
 
 def test_building_does_not_change_the_request():
-    req = request(3, cand("a", size=2), cand("s", "history-summary", conflictsWith=["a"]), cand("b", size=9, reference="r"))
+    req = request(
+        3,
+        cand("a", size=2),
+        cand("s", "history-summary", conflictsWith=["a"]),
+        cand("b", size=9, reference="r"),
+    )
     before = copy.deepcopy(req)
     build_context_packet(req)
     assert req == before
@@ -830,14 +891,44 @@ def test_the_docstring_example_runs():
 TYPED_DICTS = {
     "ContextPacketRequest": ["taskAnchor", "budgetUnits", "candidates"],
     "TaskAnchor": ["goal", "stopCondition", "verificationTarget"],
-    "Candidate": ["id", "kind", "source", "capturedAt", "relevance", "freshness", "sizeUnits", "content",
-                  "reference", "conflictsWith"],
+    "Candidate": [
+        "id",
+        "kind",
+        "source",
+        "capturedAt",
+        "relevance",
+        "freshness",
+        "sizeUnits",
+        "content",
+        "reference",
+        "conflictsWith",
+    ],
     "ContextPacketResult": ["state", "phase", "packet", "excluded", "unknowns", "refresh", "evidence"],
     "Packet": ["taskAnchor", "selected", "pointers", "usedBudgetUnits", "budgetUnits"],
-    "SelectedItem": ["id", "kind", "source", "capturedAt", "relevance", "freshness", "sizeUnits", "content",
-                     "reference", "conflictsWith"],
-    "PointerItem": ["id", "kind", "source", "capturedAt", "relevance", "freshness", "sizeUnits", "reference",
-                    "conflictsWith", "loadCondition"],
+    "SelectedItem": [
+        "id",
+        "kind",
+        "source",
+        "capturedAt",
+        "relevance",
+        "freshness",
+        "sizeUnits",
+        "content",
+        "reference",
+        "conflictsWith",
+    ],
+    "PointerItem": [
+        "id",
+        "kind",
+        "source",
+        "capturedAt",
+        "relevance",
+        "freshness",
+        "sizeUnits",
+        "reference",
+        "conflictsWith",
+        "loadCondition",
+    ],
     "LoadCondition": ["requiresUnits", "availableUnits"],
     "ExcludedItem": ["id", "kind", "reason", "conflictsWith", "requiresUnits", "availableUnits"],
     "UnknownItem": ["id", "missing"],

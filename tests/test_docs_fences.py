@@ -78,7 +78,9 @@ def scan_fences(text: str) -> list[Fence]:
             index += 1
             continue
         fence, indent = match.group("fence"), len(match.group("indent"))
-        closing = re.compile(rf"^[ \t]{{0,{indent + 3}}}(?:>[ \t]*)*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+        closing = re.compile(
+            rf"^[ \t]{{0,{indent + 3}}}(?:>[ \t]*)*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$"
+        )
         end_index = index + 1
         while end_index < len(lines) and not closing.match(lines[end_index].rstrip("\n")):
             end_index += 1
@@ -112,7 +114,9 @@ def fence_problems(path: Path) -> list[str]:
     fences = scan_fences(text)
 
     for position, fence in enumerate(fences):
-        where = f"{name}, line {fence.line}: ```{fence.language}" + (f' title="{fence.title}"' if fence.title else "")
+        where = f"{name}, line {fence.line}: ```{fence.language}" + (
+            f' title="{fence.title}"' if fence.title else ""
+        )
         covered = [r for r in regions if r.start < fence.end and fence.start < r.end]
         must_run = fence.language in RUNNABLE_LANGUAGES or fence.title in PAIR_FOLLOWERS
         if must_run and not covered:
@@ -169,7 +173,7 @@ def test_the_scanner_agrees_with_the_docs_lexer_on_every_page():
 
 # --- the check can fail -----------------------------------------------------------------------
 
-GOOD_PAIR = '''```json title="request.json"
+GOOD_PAIR = """```json title="request.json"
 {"taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "t"},
  "budgetUnits": 1, "candidates": []}
 ```
@@ -177,7 +181,7 @@ GOOD_PAIR = '''```json title="request.json"
 ```json title="result.json"
 {}
 ```
-'''
+"""
 
 BROKEN_PAGES = {
     "py-fence": ("```py\nprint(1)\n```\n", "not collected by Sybil"),

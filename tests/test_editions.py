@@ -33,7 +33,9 @@ DIRECTIVE = re.compile(r"^[ \t]*:::[ \t]+(?P<identifier>\S+)", re.MULTILINE)
 ADMONITION = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)", re.MULTILINE)
 CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 INLINE_LINK = re.compile(r"\]\(\s*<?(?P<target>[^)\s>]*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
-REFERENCE_DEFINITION = re.compile(r"^[ \t]{0,3}\[[^\]]+\]:[ \t]*<?(?P<target>\S+?)>?(?:[ \t].*)?$", re.MULTILINE)
+REFERENCE_DEFINITION = re.compile(
+    r"^[ \t]{0,3}\[[^\]]+\]:[ \t]*<?(?P<target>\S+?)>?(?:[ \t].*)?$", re.MULTILINE
+)
 AUTOREF = re.compile(r"\]\[(?P<identifier>[^\]\s]+)\]")
 EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?)\n---\n", re.DOTALL)
@@ -83,8 +85,15 @@ def structure(path: Path) -> Structure:
     for number, line in enumerate(lines, start=1):
         match = HEADING.match(line)
         if match is None:
-            if SETEXT.match(line) and number > 1 and lines[number - 2].strip() and not lines[number - 2].lstrip().startswith(("|", "-", "*")):
-                problems.append(f"{name}, line {number - 1}: setext heading; use an ATX heading with an explicit {{#id}}")
+            if (
+                SETEXT.match(line)
+                and number > 1
+                and lines[number - 2].strip()
+                and not lines[number - 2].lstrip().startswith(("|", "-", "*"))
+            ):
+                problems.append(
+                    f"{name}, line {number - 1}: setext heading; use an ATX heading with an explicit {{#id}}"
+                )
             continue
         level = len(match.group("hashes"))
         attrs = ATTRIBUTES.search(match.group("text"))
@@ -109,7 +118,9 @@ def structure(path: Path) -> Structure:
         for match in pattern.finditer(prose_without_code)
     ]
     # Raw HTML links in the Markdown, read by an HTML parser.
-    targets += [soup.attribute(a, "href") or "" for a in soup.parse(prose_without_code).find_all("a", href=True)]
+    targets += [
+        soup.attribute(a, "href") or "" for a in soup.parse(prose_without_code).find_all("a", href=True)
+    ]
     for target in targets:
         if not target or EXTERNAL.match(target):
             continue
@@ -181,7 +192,11 @@ def test_there_are_pages():
 
 
 def test_no_other_language_suffixes():
-    odd = [str(p.relative_to(DOCS)) for p in pages() if re.search(r"\.(?!en\.md$)[a-z]{2}(?:_[A-Z]{2})?\.md$", p.name)]
+    odd = [
+        str(p.relative_to(DOCS))
+        for p in pages()
+        if re.search(r"\.(?!en\.md$)[a-z]{2}(?:_[A-Z]{2})?\.md$", p.name)
+    ]
     assert not odd, f"only X.md (Chinese) and X.en.md (English) exist: {odd}"
 
 
@@ -267,10 +282,16 @@ DRIFTS = {
     "link-anchor": (("rules.md#provenance-gate", "rules.md#expiry"), "link targets differ"),
     "link-page": (("../rules.md#", "../output.md#"), "link targets differ"),
     "en-md-link": (("../rules.md#", "../rules.en.md#"), ".en.md file"),
-    "autoref": (("][harnessbook.build_context_packet]", "][harnessbook.validate_request]"), "link targets differ"),
+    "autoref": (
+        ("][harnessbook.build_context_packet]", "][harnessbook.validate_request]"),
+        "link targets differ",
+    ),
     "directive": (("Candidate.kind", "Candidate.source"), "directives differ"),
     "admonition-kind": (('!!! failure "Fails', '!!! note "Fails'), "admonitions differ"),
-    "admonition-missing": (('!!! failure "Fails on purpose"\n\n    ```python', '```python'), "admonitions differ"),
+    "admonition-missing": (
+        ('!!! failure "Fails on purpose"\n\n    ```python', "```python"),
+        "admonitions differ",
+    ),
     "bad-yaml": (("description: One sentence.", "description: One: sentence."), "not valid YAML"),
     "no-description": (("description: One sentence.\n", "title: x\n"), "description"),
 }
@@ -294,6 +315,10 @@ def test_identical_structure_passes(tmp_path: Path):
 
 def test_a_missing_edition_is_caught(tmp_path: Path):
     (tmp_path / "kind.md").write_text(ZH, encoding="utf-8")
-    assert edition_drift(tmp_path / "kind.md", tmp_path / "kind.en.md") == ["kind.md: no English edition kind.en.md"]
+    assert edition_drift(tmp_path / "kind.md", tmp_path / "kind.en.md") == [
+        "kind.md: no English edition kind.en.md"
+    ]
     (tmp_path / "only.en.md").write_text(EN, encoding="utf-8")
-    assert edition_drift(tmp_path / "only.md", tmp_path / "only.en.md") == ["only.en.md: no Chinese edition only.md"]
+    assert edition_drift(tmp_path / "only.md", tmp_path / "only.en.md") == [
+        "only.en.md: no Chinese edition only.md"
+    ]

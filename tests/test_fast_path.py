@@ -9,7 +9,6 @@ from __future__ import annotations
 from hypothesis import given
 
 from harnessbook.context_packet.validation import _check_candidate, _is_clean_candidate
-
 from tests.support import ci_settings
 from tests.test_fuzz import near_valid_requests, seed_request
 
@@ -55,13 +54,52 @@ class Text(str):
 
 
 TRICKY = [
-    None, True, False, 0, 1, -1, -3, 2**70, 3.0, 0.5, "", " ", "\u3000", "x", Text("x"),
-    "direct-evidence", "history-summary", "current", "fresh", "expired",
-    "2026-07-15", "2026-02-30", "2026-07-15T09:30:00", "2026-07-15T25:00:00Z", " 2026-07-15",
-    [], ["d"], ["d", "d"], [""], [1], {}, {"a": 1},
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    -3,
+    2**70,
+    3.0,
+    0.5,
+    "",
+    " ",
+    "\u3000",
+    "x",
+    Text("x"),
+    "direct-evidence",
+    "history-summary",
+    "current",
+    "fresh",
+    "expired",
+    "2026-07-15",
+    "2026-02-30",
+    "2026-07-15T09:30:00",
+    "2026-07-15T25:00:00Z",
+    " 2026-07-15",
+    [],
+    ["d"],
+    ["d", "d"],
+    [""],
+    [1],
+    {},
+    {"a": 1},
 ]
-KEYS = ["id", "kind", "source", "capturedAt", "relevance", "freshness", "sizeUnits", "content",
-        "reference", "conflictsWith", "sise"]
+KEYS = [
+    "id",
+    "kind",
+    "source",
+    "capturedAt",
+    "relevance",
+    "freshness",
+    "sizeUnits",
+    "content",
+    "reference",
+    "conflictsWith",
+    "sise",
+]
 
 
 def test_fast_path_agrees_on_every_single_field_corruption():

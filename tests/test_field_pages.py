@@ -76,7 +76,11 @@ class Field:
     @property
     def url(self) -> str:
         """The built page's folder (use_directory_urls), relative to an edition's root."""
-        return self.page[: -len("index.md")] if self.page.endswith("/index.md") else self.page[: -len(".md")] + "/"
+        return (
+            self.page[: -len("index.md")]
+            if self.page.endswith("/index.md")
+            else self.page[: -len(".md")] + "/"
+        )
 
     @property
     def docstring_target(self) -> str:
@@ -116,7 +120,9 @@ def headings(text: str) -> list[tuple[int, str]]:
 
 def section(text: str, section_id: str) -> str:
     """The Markdown of an h2 section, up to the next h2."""
-    match = re.search(rf"^##[ \t][^\n]*\{{[^}}]*#{re.escape(section_id)}\b[^}}]*\}}[ \t]*$", text, re.MULTILINE)
+    match = re.search(
+        rf"^##[ \t][^\n]*\{{[^}}]*#{re.escape(section_id)}\b[^}}]*\}}[ \t]*$", text, re.MULTILINE
+    )
     if match is None:
         return ""
     following = re.search(r"^##[ \t]", text[match.end() :], re.MULTILINE)
@@ -150,7 +156,9 @@ def field_page_problems(path: Path, field: Field) -> list[str]:
     errors = section(text, "errors")
     errors_fences = scan_fences(errors)
     if field.kind == "request":
-        if not any(f.title == "InvalidRequestError" for f in errors_fences) and "InvalidRequestError" not in "".join(
+        if not any(
+            f.title == "InvalidRequestError" for f in errors_fences
+        ) and "InvalidRequestError" not in "".join(
             errors[f.start : f.end] for f in errors_fences if f.language == "python"
         ):
             problems.append(f"{name}: {{#errors}} shows no executed InvalidRequestError example")
@@ -170,7 +178,9 @@ def field_page_problems(path: Path, field: Field) -> list[str]:
             "scenario's home in the chapter with an executed python example"
         )
     if not CHAPTER_LINK.search(section(text, "used-in")):
-        problems.append(f"{name}: {{#used-in}} links to no chapter section (../chapters/06-context-packet/X.md#id)")
+        problems.append(
+            f"{name}: {{#used-in}} links to no chapter section (../chapters/06-context-packet/X.md#id)"
+        )
     directive = re.search(r"^:::[ \t]+(\S+)", section(text, "docstring"), re.MULTILINE)
     if directive is None or directive.group(1) != field.docstring_target:
         problems.append(f"{name}: {{#docstring}} must render ::: {field.docstring_target}")
@@ -193,7 +203,7 @@ def test_the_index_lists_every_field_page():
     for index in (DOCS / "reference/index.md", DOCS / "reference/index.en.md"):
         assert index.exists(), f"{index.relative_to(DOCS)} is missing"
         text = index.read_text(encoding="utf-8")
-        missing = [f.page for f in FIELDS if f"({f.page[len('reference/'):]}" not in text]
+        missing = [f.page for f in FIELDS if f"({f.page[len('reference/') :]}" not in text]
         assert not missing, f"{index.relative_to(DOCS)} does not link {missing}"
 
 
@@ -249,10 +259,19 @@ BROKEN_FIELD_PAGES = {
     "section": (("## Used in {#used-in}", "## Used in {#uses}"), "missing h2 sections ['used-in']"),
     "no-rules": (("## Rules {#rules}\n", ""), "missing h2 sections ['rules']"),
     "order": (("## Errors {#errors}", "## Errors {#errors}\n\n## Docstring {#docstring}"), "out of order"),
-    "errors": (('```text title="InvalidRequestError"', '```text title="Note"'), "no executed InvalidRequestError"),
-    "example": (('```json title="result.json"', '```text title="result.json"'), "no executed request.json/result.json"),
+    "errors": (
+        ('```text title="InvalidRequestError"', '```text title="Note"'),
+        "no executed InvalidRequestError",
+    ),
+    "example": (
+        ('```json title="result.json"', '```text title="result.json"'),
+        "no executed request.json/result.json",
+    ),
     "used-in": (("interface.md#candidates", "interface.md"), "links to no chapter section"),
-    "docstring": (("Candidate.kind\n", "Candidate.source\n"), "must render ::: harnessbook.context_packet.Candidate.kind"),
+    "docstring": (
+        ("Candidate.kind\n", "Candidate.source\n"),
+        "must render ::: harnessbook.context_packet.Candidate.kind",
+    ),
     "table": (("| JSON path | `candidates[].kind` |\n", ""), "no facts table"),
     "json-path": (("`candidates[].kind`", "`candidates[]`"), "does not give the JSON path"),
 }
@@ -280,7 +299,7 @@ def test_an_example_may_link_to_its_scenarios_home(tmp_path: Path):
     linked = (
         "## Example {#example}\n\n"
         "The full request and result are in [Interface](../../../chapters/06-context-packet/interface.md#candidates).\n\n"
-        '```python\n>>> 1 + 1\n2\n```\n\n'
+        "```python\n>>> 1 + 1\n2\n```\n\n"
     )
     page = tmp_path / "kind.md"
     page.write_text(GOOD_FIELD_PAGE[:start] + linked + GOOD_FIELD_PAGE[end:], encoding="utf-8")

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from harnessbook import InvalidRequestError, build_context_packet, load_schema
 from harnessbook.context_packet import FRESHNESSES, KINDS, RELEVANCES
-
 from tests.support import REQUEST_VALIDATOR, ci_settings
 
 CI = ci_settings(200)
@@ -26,9 +25,32 @@ RESULT_VALIDATOR = jsonschema.Draft202012Validator(load_schema("result"))
 
 # Strings that mean something to the builder, so random values sometimes hit real branches.
 MEANINGFUL = st.sampled_from(
-    [*KINDS, *RELEVANCES, *FRESHNESSES, "id", "kind", "source", "capturedAt", "sizeUnits", "content",
-     "reference", "conflictsWith", "taskAnchor", "budgetUnits", "candidates", "goal", "stopCondition",
-     "verificationTarget", "2026-07-15", "2026-07-15T09:30:00Z", "2026-02-30", "", " ", "a", "b"]
+    [
+        *KINDS,
+        *RELEVANCES,
+        *FRESHNESSES,
+        "id",
+        "kind",
+        "source",
+        "capturedAt",
+        "sizeUnits",
+        "content",
+        "reference",
+        "conflictsWith",
+        "taskAnchor",
+        "budgetUnits",
+        "candidates",
+        "goal",
+        "stopCondition",
+        "verificationTarget",
+        "2026-07-15",
+        "2026-07-15T09:30:00Z",
+        "2026-02-30",
+        "",
+        " ",
+        "a",
+        "b",
+    ]
 )
 scalars = (
     st.none()
@@ -41,7 +63,10 @@ scalars = (
 )
 json_values = st.recursive(
     scalars,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6) | MEANINGFUL, children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text(max_size=6) | MEANINGFUL, children, max_size=5)
+    ),
     max_leaves=25,
 )
 
@@ -79,15 +104,49 @@ def seed_request() -> Any:
         "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
         "budgetUnits": 6,
         "candidates": [
-            {"id": "d", "kind": "direct-evidence", "source": "s", "capturedAt": "2026-07-15",
-             "relevance": "current", "freshness": "fresh", "sizeUnits": 3, "content": "c"},
-            {"id": "h", "kind": "history-summary", "source": "s", "capturedAt": "2026-07-15T09:30:00Z",
-             "relevance": "background", "freshness": "fresh", "sizeUnits": 1, "content": "c",
-             "reference": "r", "conflictsWith": ["d"]},
-            {"id": "e", "kind": "direct-evidence", "source": "s", "capturedAt": "2026-07-15",
-             "relevance": "current", "freshness": "expired", "sizeUnits": 2, "content": "c"},
-            {"id": "r", "kind": "reference", "source": "s", "capturedAt": "2026-07-15",
-             "relevance": "background", "freshness": "fresh", "sizeUnits": 9, "content": "", "reference": "ref://r"},
+            {
+                "id": "d",
+                "kind": "direct-evidence",
+                "source": "s",
+                "capturedAt": "2026-07-15",
+                "relevance": "current",
+                "freshness": "fresh",
+                "sizeUnits": 3,
+                "content": "c",
+            },
+            {
+                "id": "h",
+                "kind": "history-summary",
+                "source": "s",
+                "capturedAt": "2026-07-15T09:30:00Z",
+                "relevance": "background",
+                "freshness": "fresh",
+                "sizeUnits": 1,
+                "content": "c",
+                "reference": "r",
+                "conflictsWith": ["d"],
+            },
+            {
+                "id": "e",
+                "kind": "direct-evidence",
+                "source": "s",
+                "capturedAt": "2026-07-15",
+                "relevance": "current",
+                "freshness": "expired",
+                "sizeUnits": 2,
+                "content": "c",
+            },
+            {
+                "id": "r",
+                "kind": "reference",
+                "source": "s",
+                "capturedAt": "2026-07-15",
+                "relevance": "background",
+                "freshness": "fresh",
+                "sizeUnits": 9,
+                "content": "",
+                "reference": "ref://r",
+            },
         ],
     }
 
@@ -204,8 +263,16 @@ def test_deep_nesting(depth, kind):
     # Two different lone surrogates, not a duplicate (ruff compares them as U+FFFD).
     ["\ud800", "\udfff", "a\x00b", "\u200b", "\ufeff", "\U0001f600", "\x1c", "x" * 100_000],  # noqa: PT014
 )
-@pytest.mark.parametrize("path", [("candidates", 0, "id"), ("candidates", 0, "kind"),
-                                  ("candidates", 0, "capturedAt"), ("taskAnchor", "goal"), ("candidates", 0, "source")])
+@pytest.mark.parametrize(
+    "path",
+    [
+        ("candidates", 0, "id"),
+        ("candidates", 0, "kind"),
+        ("candidates", 0, "capturedAt"),
+        ("taskAnchor", "goal"),
+        ("candidates", 0, "source"),
+    ],
+)
 def test_odd_strings(path, text):
     request = with_value(path, text)
     if path[-1] == "id":
@@ -214,7 +281,9 @@ def test_odd_strings(path, text):
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), -0.0, 1e308])
-@pytest.mark.parametrize("path", [("budgetUnits",), ("candidates", 0, "sizeUnits"), ("candidates", 0, "content")])
+@pytest.mark.parametrize(
+    "path", [("budgetUnits",), ("candidates", 0, "sizeUnits"), ("candidates", 0, "content")]
+)
 def test_odd_numbers(path, value):
     assert build_or_invalid(with_value(path, value)) is None
 

@@ -28,7 +28,13 @@ MANIFEST = json.loads((PLAYGROUND / "vendor.json").read_text(encoding="utf-8"))
 VENDORED = PLAYGROUND / MANIFEST["directory"]
 
 # The files Pyodide needs to run pure Python with the standard library, and no more.
-RUNTIME_FILES = {"pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"}
+RUNTIME_FILES = {
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+}
 SIZE_LIMIT = 30 * 1024 * 1024
 
 
@@ -114,13 +120,19 @@ def test_hook_refuses_a_tampered_runtime(tmp_path, monkeypatch):
 
 def test_no_second_copy_of_the_package_is_committed():
     """The browser's Python comes from src/ at build time, never from a file kept elsewhere."""
-    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     vendored = f"docs/assets/playground/{MANIFEST['directory']}/"
     copies = [
         name
         for name in tracked
         if ("/context_packet/" in name and name.endswith(".py") and not name.startswith("src/"))
-        or (name.startswith("docs/assets/") and name.endswith((".py", ".zip")) and not name.startswith(vendored))
+        or (
+            name.startswith("docs/assets/")
+            and name.endswith((".py", ".zip"))
+            and not name.startswith(vendored)
+        )
     ]
     assert copies == []
 
@@ -155,20 +167,25 @@ def test_built_site_carries_the_runtime_unchanged(built_site):
     for name, pinned in MANIFEST["files"].items():
         assert sha256(served / name) == pinned["sha256"], name
     for name in ("playground.js", "playground.css", "worker.mjs"):
-        assert (built_site.path / "assets" / "playground" / name).read_bytes() == (PLAYGROUND / name).read_bytes()
+        assert (built_site.path / "assets" / "playground" / name).read_bytes() == (
+            PLAYGROUND / name
+        ).read_bytes()
 
 
 def test_every_page_loads_the_playground_script(built_site):
     pages = [
         p
         for p in built_site.path.rglob("*.html")
-        if p.name != "404.html" and "data-moved-to=" not in p.read_text(encoding="utf-8")[:500]  # redirect pages
+        if p.name != "404.html"
+        and "data-moved-to=" not in p.read_text(encoding="utf-8")[:500]  # redirect pages
     ]
     assert pages
     missing = [
         str(p.relative_to(built_site.path))
         for p in pages
-        if not re.search(r'<script src="(\.\./)*assets/playground/playground\.js"', p.read_text(encoding="utf-8"))
+        if not re.search(
+            r'<script src="(\.\./)*assets/playground/playground\.js"', p.read_text(encoding="utf-8")
+        )
     ]
     assert missing == []
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import jsonschema
 import pytest
@@ -17,7 +18,6 @@ from hypothesis import strategies as st
 
 from harnessbook import InvalidRequestError, build_context_packet, load_schema
 from harnessbook.context_packet import FRESHNESSES, KINDS, RELEVANCES
-
 from tests.support import REQUEST_VALIDATOR, ci_settings
 
 CI = ci_settings(100)
@@ -44,7 +44,11 @@ def rfc3339_date_times(draw) -> str:
     fraction = draw(st.sampled_from(["", ".0", ".5", ".123456", ".000000001"]))
     offset = draw(st.sampled_from(["Z", "z", "+00:00", "-00:00", "+08:00", "-05:30", "+23:59"]))
     separator = draw(st.sampled_from(["T", "t"]))
-    second = draw(st.sampled_from([f"{moment.second:02d}", "60"])) if draw(st.integers(0, 9)) == 0 else f"{moment.second:02d}"
+    second = (
+        draw(st.sampled_from([f"{moment.second:02d}", "60"]))
+        if draw(st.integers(0, 9)) == 0
+        else f"{moment.second:02d}"
+    )
     clock = f"{moment.hour:02d}:{moment.minute:02d}:{second}"
     return f"{moment.date().isoformat()}{separator}{clock}{fraction}{offset}"
 
@@ -77,7 +81,11 @@ def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> Any:
         candidate: dict[str, Any] = {
             "id": cid,
             "kind": kind,
-            "source": draw(provenance(st.sampled_from(["injected:test-output", "injected:ci-log", "记忆"]) | non_blank, gaps)),
+            "source": draw(
+                provenance(
+                    st.sampled_from(["injected:test-output", "injected:ci-log", "记忆"]) | non_blank, gaps
+                )
+            ),
             "capturedAt": draw(provenance(timestamps, gaps)),
             "relevance": draw(st.sampled_from(RELEVANCES)),
             "freshness": draw(st.sampled_from(FRESHNESSES)),
@@ -91,7 +99,9 @@ def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> Any:
     # Conflict declarations: history summaries name other candidates, mostly current evidence.
     for candidate in candidates:
         others = [c["id"] for c in candidates if c["id"] != candidate["id"]]
-        evidence = [c["id"] for c in candidates if c["kind"] == "direct-evidence" and c["relevance"] == "current"]
+        evidence = [
+            c["id"] for c in candidates if c["kind"] == "direct-evidence" and c["relevance"] == "current"
+        ]
         if candidate["kind"] != "history-summary" or not others or draw(st.integers(0, 3)) == 0:
             continue
         pool = st.sampled_from(others) | st.sampled_from(evidence) if evidence else st.sampled_from(others)
@@ -151,9 +161,18 @@ def test_generated_requests_reach_every_state_and_rule():
 
     collect()
     assert seen == {
-        "ready", "refresh_required", "blocked",
-        "provenance_gate", "expiry", "conflict", "budget_fit", "pointer", "over_budget",
-        "selected", "pointer", "excluded", "blocked", "not_assessed",
+        "ready",
+        "refresh_required",
+        "blocked",
+        "provenance_gate",
+        "expiry",
+        "conflict",
+        "budget_fit",
+        "pointer",
+        "over_budget",
+        "selected",
+        "excluded",
+        "not_assessed",
     }
 
 
@@ -369,15 +388,26 @@ def corruptions(request: Any) -> list[tuple[str, Any]]:
         for value in WRONG_TYPES["nullable-string"]:
             variant(f"candidate {index} source {value!r}", at + ("source",), value)
             variant(f"candidate {index} capturedAt {value!r}", at + ("capturedAt",), value)
-        for value in ["yesterday", "2026-07-15T09:30:00", "2026-13-01", "2026-02-30", "2026-07-15T25:00:00Z",
-                      "2026-07-15 09:30:00Z", "2026-7-15"]:
+        for value in [
+            "yesterday",
+            "2026-07-15T09:30:00",
+            "2026-13-01",
+            "2026-02-30",
+            "2026-07-15T25:00:00Z",
+            "2026-07-15 09:30:00Z",
+            "2026-7-15",
+        ]:
             variant(f"candidate {index} capturedAt {value!r}", at + ("capturedAt",), value)
         if candidate["kind"] == "history-summary":
             for value in [None, 1, True, {}, "", " ", [1], [None], [""], [[]]]:
                 variant(f"candidate {index} conflictsWith {value!r}", at + ("conflictsWith",), value)
             targets = candidate.get("conflictsWith")
             if isinstance(targets, list) and targets:
-                variant(f"candidate {index} conflictsWith repeated", at + ("conflictsWith",), targets + targets[:1])
+                variant(
+                    f"candidate {index} conflictsWith repeated",
+                    at + ("conflictsWith",),
+                    targets + targets[:1],
+                )
         elif index + 1 < len(request["candidates"]) or index > 0:
             # conflictsWith on a kind other than history-summary (with a real target).
             other = request["candidates"][index - 1 if index else index + 1]["id"]
@@ -404,15 +434,49 @@ def test_schema_rejects_every_corruption_of_one_rich_request():
         "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
         "budgetUnits": 5,
         "candidates": [
-            {"id": "d", "kind": "direct-evidence", "source": "s", "capturedAt": "2026-07-15",
-             "relevance": "current", "freshness": "fresh", "sizeUnits": 3, "content": "c"},
-            {"id": "h", "kind": "history-summary", "source": "s", "capturedAt": "2026-07-15T09:30:00Z",
-             "relevance": "background", "freshness": "fresh", "sizeUnits": 1, "content": "c",
-             "reference": "r", "conflictsWith": ["d"]},
-            {"id": "r", "kind": "reference", "source": None, "capturedAt": "  ",
-             "relevance": "background", "freshness": "expired", "sizeUnits": 0, "content": "", "reference": ""},
-            {"id": "k", "kind": "constraint", "source": "s", "capturedAt": "2026-07-15",
-             "relevance": "current", "freshness": "fresh", "sizeUnits": 9, "content": "c"},
+            {
+                "id": "d",
+                "kind": "direct-evidence",
+                "source": "s",
+                "capturedAt": "2026-07-15",
+                "relevance": "current",
+                "freshness": "fresh",
+                "sizeUnits": 3,
+                "content": "c",
+            },
+            {
+                "id": "h",
+                "kind": "history-summary",
+                "source": "s",
+                "capturedAt": "2026-07-15T09:30:00Z",
+                "relevance": "background",
+                "freshness": "fresh",
+                "sizeUnits": 1,
+                "content": "c",
+                "reference": "r",
+                "conflictsWith": ["d"],
+            },
+            {
+                "id": "r",
+                "kind": "reference",
+                "source": None,
+                "capturedAt": "  ",
+                "relevance": "background",
+                "freshness": "expired",
+                "sizeUnits": 0,
+                "content": "",
+                "reference": "",
+            },
+            {
+                "id": "k",
+                "kind": "constraint",
+                "source": "s",
+                "capturedAt": "2026-07-15",
+                "relevance": "current",
+                "freshness": "fresh",
+                "sizeUnits": 9,
+                "content": "c",
+            },
         ],
     }
     build_context_packet(request)
@@ -440,8 +504,18 @@ def test_integral_floats_are_the_builders_stricter_rule(path, value):
     request: Any = {
         "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
         "budgetUnits": 8,
-        "candidates": [{"id": "d", "kind": "constraint", "source": "s", "capturedAt": "2026-07-15",
-                        "relevance": "current", "freshness": "fresh", "sizeUnits": 3, "content": "c"}],
+        "candidates": [
+            {
+                "id": "d",
+                "kind": "constraint",
+                "source": "s",
+                "capturedAt": "2026-07-15",
+                "relevance": "current",
+                "freshness": "fresh",
+                "sizeUnits": 3,
+                "content": "c",
+            }
+        ],
     }
     target = request
     for step in path[:-1]:
@@ -465,8 +539,16 @@ def test_schema_vocabulary_is_the_builders():
     assert candidate["properties"]["freshness"]["enum"] == list(FRESHNESSES)
     assert candidate["required"] == ["id", "kind", "relevance", "freshness", "sizeUnits", "content"]
     assert list(candidate["properties"]) == [
-        "id", "kind", "source", "capturedAt", "relevance", "freshness", "sizeUnits", "content",
-        "reference", "conflictsWith",
+        "id",
+        "kind",
+        "source",
+        "capturedAt",
+        "relevance",
+        "freshness",
+        "sizeUnits",
+        "content",
+        "reference",
+        "conflictsWith",
     ]
     assert request["required"] == list(request["properties"]) == ["taskAnchor", "budgetUnits", "candidates"]
     anchor = request["$defs"]["taskAnchor"]
@@ -480,7 +562,11 @@ def test_schema_vocabulary_is_the_builders():
     assert result["properties"]["phase"]["enum"] == ["assembled", "missing_provenance", "refresh_context"]
     assert defs["evidenceItem"]["properties"]["rule"]["enum"] == list(RULES)
     assert defs["evidenceItem"]["properties"]["decision"]["enum"] == [
-        "selected", "pointer", "excluded", "blocked", "not_assessed"
+        "selected",
+        "pointer",
+        "excluded",
+        "blocked",
+        "not_assessed",
     ]
     assert defs["excludedItem"]["properties"]["reason"]["enum"] == ["expired", "conflict", "over_budget"]
     assert defs["refreshItem"]["properties"]["reason"]["enum"] == ["expired", "conflict"]
@@ -497,11 +583,22 @@ def test_schema_and_builder_agree_on_what_is_blank(char):
     # Blank means "only whitespace" for both: Python's str.strip() in the builder and the
     # regular expressions \S / ^\s*$ in the schema (as jsonschema evaluates them).
     def request(**fields: Any) -> Any:
-        candidate = {"id": "a", "kind": "constraint", "source": "s", "capturedAt": "2026-07-15",
-                     "relevance": "current", "freshness": "fresh", "sizeUnits": 1, "content": ""}
+        candidate = {
+            "id": "a",
+            "kind": "constraint",
+            "source": "s",
+            "capturedAt": "2026-07-15",
+            "relevance": "current",
+            "freshness": "fresh",
+            "sizeUnits": 1,
+            "content": "",
+        }
         candidate.update(fields)
-        return {"taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
-                "budgetUnits": 1, "candidates": [candidate]}
+        return {
+            "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
+            "budgetUnits": 1,
+            "candidates": [candidate],
+        }
 
     for fields in ({"id": char * 2}, {"capturedAt": char}, {"source": char}):
         r = request(**fields)

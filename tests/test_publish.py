@@ -219,7 +219,10 @@ def test_actionlint_does_fail_on_a_broken_workflow(tmp_path: Path):
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     (tmp_path / ".github" / "workflows" / "pages.yml").write_text(broken, encoding="utf-8")
     completed = subprocess.run(
-        [actionlint(), "-no-color", ".github/workflows/pages.yml"], cwd=tmp_path, capture_output=True, text=True
+        [actionlint(), "-no-color", ".github/workflows/pages.yml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
     )
     assert completed.returncode == 1 and "workflow_dispatch_typo" in completed.stdout
 
@@ -244,7 +247,12 @@ def test_workflow_deploys_on_main_and_by_hand_with_least_privilege():
 def test_every_action_is_pinned_to_a_full_commit_with_its_release_named():
     uses = re.findall(r"uses: (\S+)(.*)$", WORKFLOW.read_text(encoding="utf-8"), re.M)
     names = {ref.split("@")[0] for ref, _ in uses}
-    assert {"actions/checkout", "actions/configure-pages", "actions/upload-pages-artifact", "actions/deploy-pages"} <= names
+    assert {
+        "actions/checkout",
+        "actions/configure-pages",
+        "actions/upload-pages-artifact",
+        "actions/deploy-pages",
+    } <= names
     for ref, comment in uses:
         assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", ref), ref
         assert re.fullmatch(r" # v\d+\.\d+\.\d+", comment), f"{ref}: name the release in a comment"
@@ -283,7 +291,10 @@ def test_headers_file_and_nginx_include_carry_the_same_headers(built_site):
     site = built_site.path
     text = (site / "_headers").read_text(encoding="utf-8")
     nginx = (site / headers.NGINX_HEADERS).read_text(encoding="utf-8")
-    for name, value in {"Content-Security-Policy": headers.written_policy(site), **headers.SECURITY_HEADERS}.items():
+    for name, value in {
+        "Content-Security-Policy": headers.written_policy(site),
+        **headers.SECURITY_HEADERS,
+    }.items():
         assert f"\n  {name}: {value}\n" in text, name
         quoted = value.replace('"', '\\"')
         # every location of the nginx include repeats it (add_header is not inherited)
@@ -302,12 +313,19 @@ def test_fingerprinted_assets_and_the_pyodide_folder_are_immutable(built_site):
     assert f"location = /{bundles[0]} {{" in nginx
     assert f"location ^~ /{pyodide}/ {{" in nginx
     # HTML and everything else revalidate.
-    assert nginx.split("location / {", 1)[1].split("}", 1)[0].count(f'Cache-Control "{headers.REVALIDATE}"') == 1
+    assert (
+        nginx.split("location / {", 1)[1].split("}", 1)[0].count(f'Cache-Control "{headers.REVALIDATE}"') == 1
+    )
 
 
 def test_gzip_copies_are_written_for_text_and_wasm(built_site):
     site = built_site.path
-    for relative in ("index.html", "en/index.html", "assets/playground/playground.js", "assets/playground/worker.mjs"):
+    for relative in (
+        "index.html",
+        "en/index.html",
+        "assets/playground/playground.js",
+        "assets/playground/worker.mjs",
+    ):
         original = (site / relative).read_bytes()
         assert gzip.decompress((site / (relative + ".gz")).read_bytes()) == original, relative
     css = next(site.glob("assets/stylesheets/main.*.min.css"))
@@ -323,7 +341,9 @@ def test_redirects_include_exists_even_when_nothing_moved(built_site):
 
 def test_nginx_conf_includes_the_generated_files_and_hides_them():
     conf = (ROOT / "deploy" / "nginx.conf").read_text(encoding="utf-8")
-    directives = [line.split("#", 1)[0].strip() for line in conf.splitlines() if line.split("#", 1)[0].strip()]
+    directives = [
+        line.split("#", 1)[0].strip() for line in conf.splitlines() if line.split("#", 1)[0].strip()
+    ]
     assert "include /srv/harnessbook/site/_deploy/nginx-headers.conf;" in directives
     assert "include /srv/harnessbook/site/_deploy/nginx-redirects.conf;" in directives
     assert "location ^~ /_deploy/ {" in directives
@@ -334,7 +354,9 @@ def test_nginx_conf_includes_the_generated_files_and_hides_them():
 def _fake_site(tmp_path: Path, body: str) -> Path:
     site = tmp_path / "site"
     site.mkdir()
-    (site / "index.html").write_text(f"<!doctype html><html><head><script>var a=1</script></head><body>{body}</body></html>")
+    (site / "index.html").write_text(
+        f"<!doctype html><html><head><script>var a=1</script></head><body>{body}</body></html>"
+    )
     return site
 
 
@@ -348,7 +370,7 @@ def test_check_site_names_an_inline_script_the_policy_lacks(tmp_path: Path):
 
 
 @pytest.mark.parametrize(
-    "body, kind",
+    ("body", "kind"),
     [
         ('<button onclick="go()">x</button>', "handler"),
         ('<a href="javascript:go()">x</a>', "javascript-url"),
@@ -378,7 +400,7 @@ def test_the_build_fails_when_a_page_would_break(tmp_path: Path):
     class Config(dict):
         site_dir = str(site)
         site_url = "https://example.org/"
-        plugins: dict = {}
+        plugins: dict = {}  # noqa: RUF012 - a stand-in config object
 
     with pytest.raises(PluginError, match="onclick"):
         hook.on_post_build(Config())
@@ -390,8 +412,12 @@ def test_the_build_fails_when_a_page_would_break(tmp_path: Path):
 # --------------------------------------------------------------------------- sharing and licences
 
 
-@pytest.mark.parametrize("edition, locale, alternate", [("zh", "zh_CN", "en_US"), ("en", "en_US", "zh_CN")])
-def test_every_page_has_open_graph_and_twitter_card_meta(built_site, edition: str, locale: str, alternate: str):
+@pytest.mark.parametrize(
+    ("edition", "locale", "alternate"), [("zh", "zh_CN", "en_US"), ("en", "en_US", "zh_CN")]
+)
+def test_every_page_has_open_graph_and_twitter_card_meta(
+    built_site, edition: str, locale: str, alternate: str
+):
     site = built_site.path
     pages = [p for p in content_pages(site) if (p.relative_to(site).parts[0] == "en") == (edition == "en")]
     assert len(pages) > 25
@@ -406,13 +432,17 @@ def test_every_page_has_open_graph_and_twitter_card_meta(built_site, edition: st
         assert meta["og:title"][0].strip() and meta["twitter:title"] == meta["og:title"], where
         assert meta["og:description"] == meta["description"] == meta["twitter:description"], where
         assert meta["twitter:card"] == ["summary"], where
-        assert not any(key in meta for key in ("og:image", "twitter:image")), "no image: nothing from another host"
+        assert not any(key in meta for key in ("og:image", "twitter:image")), (
+            "no image: nothing from another host"
+        )
         site_names.update(meta["og:site_name"])
     assert len(site_names) == 1
     site_name = site_names.pop()
     assert ("Harness Book" in site_name) == (edition == "en")
     home = read_head(site / ("en/index.html" if edition == "en" else "index.html")).meta
-    assert home["og:type"] == ["website"] and home["og:title"] == [site_name], "a home page is titled by the site"
+    assert home["og:type"] == ["website"] and home["og:title"] == [site_name], (
+        "a home page is titled by the site"
+    )
 
 
 def test_project_licence_is_mit():

@@ -23,8 +23,9 @@ import sys
 import time
 from pathlib import Path
 
-from tests import moved_project
 import pytest
+
+from tests import moved_project
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,15 +66,20 @@ def test_every_published_address_resolves(built_site, manifest):
 
 def test_the_manifest_holds_the_baseline_in_both_editions(manifest):
     assert len(manifest) == len(set(manifest)), "an address is listed twice"
-    for edition, prefix in (("zh", "/"), ("en", "/en/")):
+    for edition, _prefix in (("zh", "/"), ("en", "/en/")):
         mine = [a for a in manifest if (a.url.startswith("/en/") or a.url == "/en/") == (edition == "en")]
         counted = published.counts(mine)
         for kind, baseline in BASELINE.items():
-            assert counted[kind] >= baseline, f"{edition}: {counted[kind]} {kind} addresses, the baseline had {baseline}"
+            assert counted[kind] >= baseline, (
+                f"{edition}: {counted[kind]} {kind} addresses, the baseline had {baseline}"
+            )
     paths = {a.path for a in manifest}
     for page in ("/", "/en/", "/reference/api/", "/en/reference/api/", "/chapters/06-context-packet/rules/"):
         assert page in paths
-    assert published.Address("object", "/en/reference/api/#harnessbook.context_packet.build_context_packet") in manifest
+    assert (
+        published.Address("object", "/en/reference/api/#harnessbook.context_packet.build_context_packet")
+        in manifest
+    )
 
 
 def test_the_build_publishes_nothing_the_manifest_lacks(built_site, manifest):
@@ -100,7 +106,9 @@ def test_the_check_fails_when_an_address_disappears(built_site, manifest, tmp_pa
     site = _copy_pages(built_site.path, tmp_path / "site")
     rules = site / "chapters" / "06-context-packet" / "rules" / "index.html"
     api = site / "en" / "reference" / "api" / "index.html"
-    rules.write_text(rules.read_text(encoding="utf-8").replace('id="expiry"', 'id="renamed-expiry"'), encoding="utf-8")
+    rules.write_text(
+        rules.read_text(encoding="utf-8").replace('id="expiry"', 'id="renamed-expiry"'), encoding="utf-8"
+    )
     api.write_text(
         api.read_text(encoding="utf-8").replace(
             'id="harnessbook.context_packet.expiry"', 'id="harnessbook.context_packet.rules.expiry"'
@@ -118,13 +126,20 @@ def test_the_check_fails_when_an_address_disappears(built_site, manifest, tmp_pa
     assert "object /en/reference/api/#harnessbook.context_packet.expiry" in named
     assert "page /en/reference/cli/" in named
     assert {p.address.path for p in problems} <= {
-        "/chapters/06-context-packet/rules/", "/en/reference/api/", "/en/reference/cli/"
+        "/chapters/06-context-packet/rules/",
+        "/en/reference/api/",
+        "/en/reference/cli/",
     }
-    assert len([p for p in problems if p.address.path == "/en/reference/cli/"]) == 1 + published.counts(
-        a for a in manifest if a.path == "/en/reference/cli/" and a.fragment
-    )["heading"]
+    assert (
+        len([p for p in problems if p.address.path == "/en/reference/cli/"])
+        == 1
+        + published.counts(a for a in manifest if a.path == "/en/reference/cli/" and a.fragment)["heading"]
+    )
     message = published.report(problems)
-    assert "heading /chapters/06-context-packet/rules/#expiry: /chapters/06-context-packet/rules/ has no element with id 'expiry'" in message
+    assert (
+        "heading /chapters/06-context-packet/rules/#expiry: /chapters/06-context-packet/rules/ has no element with id 'expiry'"
+        in message
+    )
     assert "1. keep it" in message and "2. redirect it in moved.yml" in message
 
 
@@ -133,7 +148,11 @@ def test_update_appends_and_never_drops(tmp_path):
     kept = published.Address("heading", "/reference/gone/#retired")
     path.write_text(published.HEADER + f"\n# earlier\n{kept}\npage /\n", encoding="utf-8")
     before = path.read_text(encoding="utf-8")
-    found = [published.Address("page", "/"), published.Address("page", "/en/"), published.Address("heading", "/en/x/#y")]
+    found = [
+        published.Address("page", "/"),
+        published.Address("page", "/en/"),
+        published.Address("heading", "/en/x/#y"),
+    ]
     new = published.append_new(path, found, "added in a test")
     after = path.read_text(encoding="utf-8")
     assert after.startswith(before), "the existing lines must stay as they were"
@@ -163,11 +182,19 @@ def test_moved_project_resolves_every_old_address(moved_site):
     assert published.check(moved_site, addresses, moves) == []
     # Without moved.yml's page entries the old pages fail: a redirect page is not a page.
     failing = {str(p.address) for p in published.check(moved_site, addresses, moved.Moves())}
-    old_pages = {line for line in moved_project.manifest_lines() if re.search(r" /(en/)?old(er)?/place/", line)}
+    old_pages = {
+        line for line in moved_project.manifest_lines() if re.search(r" /(en/)?old(er)?/place/", line)
+    }
     assert len(old_pages) == 10 and failing == old_pages
     # An alias that leads elsewhere than moved.yml says is caught too.
-    wrong = moved.parse_moves(moved_project.MOVED_YML.replace("renamed-old: renamed-new", "renamed-old: kept"))
-    why = {p.why for p in published.check(moved_site, addresses, wrong) if p.address.url == "/en/new/place/#renamed-old"}
+    wrong = moved.parse_moves(
+        moved_project.MOVED_YML.replace("renamed-old: renamed-new", "renamed-old: kept")
+    )
+    why = {
+        p.why
+        for p in published.check(moved_site, addresses, wrong)
+        if p.address.url == "/en/new/place/#renamed-old"
+    }
     assert why == {"the alias at #renamed-old goes to /en/new/place/#renamed-new, not /en/new/place/#kept"}
 
 
@@ -180,17 +207,28 @@ def test_redirect_pages_have_no_inline_script(moved_site):
             assert re.findall(r"<script\b[^>]*>", page) == [
                 f'<script src="{"../" * (old.count("/") + (1 if prefix else 0))}assets/javascripts/moved.js">'
             ], "a redirect page loads moved.js and has no inline script (the site's CSP)"
-            assert '<noscript><meta http-equiv="refresh" content="0; url=../../new/place/"></noscript>' in page
+            assert (
+                '<noscript><meta http-equiv="refresh" content="0; url=../../new/place/"></noscript>' in page
+            )
             assert f'<link rel="canonical" href="https://moved.example/{prefix}new/place/">' in page
-    assert (moved_site / "assets" / "javascripts" / "moved.js").read_bytes() == (ROOT / "hooks" / "moved.js").read_bytes()
+    assert (moved_site / "assets" / "javascripts" / "moved.js").read_bytes() == (
+        ROOT / "hooks" / "moved.js"
+    ).read_bytes()
 
 
 def test_aliases_sit_where_the_anchor_now_is(moved_site):
     for prefix in ("", "en/"):
         place = (moved_site / prefix / "new" / "place" / "index.html").read_text(encoding="utf-8")
-        assert re.search(r'<span id="renamed-old" class="hb-moved" data-moved-to="#renamed-new"></span><h2 id="renamed-new"', place)
-        assert re.search(r'<span id="very-old" class="hb-moved" data-moved-to="#kept"></span><h2 id="kept"', place)
-        assert '<span id="gone-elsewhere" class="hb-moved" data-moved-to="../../other/#landing"></span>' in place
+        assert re.search(
+            r'<span id="renamed-old" class="hb-moved" data-moved-to="#renamed-new"></span><h2 id="renamed-new"',
+            place,
+        )
+        assert re.search(
+            r'<span id="very-old" class="hb-moved" data-moved-to="#kept"></span><h2 id="kept"', place
+        )
+        assert (
+            '<span id="gone-elsewhere" class="hb-moved" data-moved-to="../../other/#landing"></span>' in place
+        )
         assert len(re.findall(r"assets/javascripts/moved\.js", place)) == 1
         api = (moved_site / prefix / "api" / "index.html").read_text(encoding="utf-8")
         assert re.search(
@@ -305,7 +343,10 @@ def test_a_mistake_in_moved_yml_is_named(text, message):
 @pytest.mark.parametrize(
     ("moved_yml", "message"),
     [
-        ("pages: {other/: new/place/}\n", "'other/' moves to 'new/place/', but the site still has a page at /other/"),
+        (
+            "pages: {other/: new/place/}\n",
+            "'other/' moves to 'new/place/', but the site still has a page at /other/",
+        ),
         ("pages: {gone/: nowhere/}\n", "'gone/' moves to 'nowhere/', which is not a page of the site"),
         ("anchors: {other/: {x: missing}}\n", "moves to #missing, but /other/ has no element with that id"),
         ("anchors: {other/: {landing: other-id}}\n", "still has an element with id 'landing'"),

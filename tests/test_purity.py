@@ -86,8 +86,17 @@ def rich_requests() -> list[Any]:
     refresh = demo_request()
     refresh["candidates"][0]["freshness"] = "expired"
     refresh["candidates"].append(
-        {"id": "memo", "kind": "history-summary", "source": "memory", "capturedAt": "2026-07-14T08:00:00+08:00",
-         "relevance": "background", "freshness": "fresh", "sizeUnits": 1, "content": "old", "conflictsWith": "large-ci-log"}
+        {
+            "id": "memo",
+            "kind": "history-summary",
+            "source": "memory",
+            "capturedAt": "2026-07-14T08:00:00+08:00",
+            "relevance": "background",
+            "freshness": "fresh",
+            "sizeUnits": 1,
+            "content": "old",
+            "conflictsWith": "large-ci-log",
+        }
     )
     return [base, blocked, refresh]
 
@@ -176,8 +185,21 @@ class RaisingEnviron(MutableMapping[str, str]):
     get = keys = items = values = copy = _fail
 
 
-CLOCKS = ("time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns",
-          "process_time", "process_time_ns", "localtime", "gmtime", "ctime", "asctime", "strftime")
+CLOCKS = (
+    "time",
+    "time_ns",
+    "monotonic",
+    "monotonic_ns",
+    "perf_counter",
+    "perf_counter_ns",
+    "process_time",
+    "process_time_ns",
+    "localtime",
+    "gmtime",
+    "ctime",
+    "asctime",
+    "strftime",
+)
 
 
 @contextmanager

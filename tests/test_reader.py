@@ -88,7 +88,9 @@ def titles(path: Path) -> tuple[str | None, str | None, dict[str, str]]:
 
 def _prose(text: str) -> str:
     front = FRONT_MATTER.match(text)
-    masked = _mask(text, [(f.start, f.end) for f in scan_fences(text)] + ([(0, front.end())] if front else []))
+    masked = _mask(
+        text, [(f.start, f.end) for f in scan_fences(text)] + ([(0, front.end())] if front else [])
+    )
     return masked
 
 
@@ -109,7 +111,9 @@ def _short_titles(title: str) -> list[str]:
 
 
 def _is_field_page(path: Path) -> bool:
-    return path.is_relative_to(DOCS / "reference" / "request") or path.is_relative_to(DOCS / "reference" / "result")
+    return path.is_relative_to(DOCS / "reference" / "request") or path.is_relative_to(
+        DOCS / "reference" / "result"
+    )
 
 
 def _is_test_paths(path: Path) -> bool:
@@ -138,16 +142,22 @@ def label_problems(path: Path) -> list[str]:
             page_part, section_part = label.split(" · ", 1)
             if not any(_same(page_part, form) for form in _short_titles(h1)):
                 problems.append(f"{where}: {page_part!r} is not the title of the page, {h1!r}")
-            if anchor and anchor != h1_id and anchor in headings and not _same(section_part, headings[anchor]):
-                problems.append(f"{where}: {section_part!r} is not the heading of #{anchor}, {headings[anchor]!r}")
+            if (
+                anchor
+                and anchor != h1_id
+                and anchor in headings
+                and not _same(section_part, headings[anchor])
+            ):
+                problems.append(
+                    f"{where}: {section_part!r} is not the heading of #{anchor}, {headings[anchor]!r}"
+                )
         elif anchor is None or anchor == h1_id:
             # A field page may be named by a path through the field: packet.taskAnchor.goal.
             qualified = _is_field_page(resolved) and h1 in re.split(r"[^\w]+", label)
             if not qualified and not any(_same(label, form) for form in _short_titles(h1)):
                 problems.append(f"{where}: the label is not the title of the page, {h1!r}")
-        elif _is_test_paths(resolved) and anchor in headings:
-            if not _same(label, headings[anchor]):
-                problems.append(f"{where}: a test path is named by its heading, {headings[anchor]!r}")
+        elif _is_test_paths(resolved) and anchor in headings and not _same(label, headings[anchor]):
+            problems.append(f"{where}: a test path is named by its heading, {headings[anchor]!r}")
     return problems
 
 
@@ -184,6 +194,8 @@ def test_a_wrong_label_is_reported(tmp_path: Path):
         encoding="utf-8",
     )
     bad = tmp_path / "bad.md"
-    bad.write_text("# 坏 {#bad}\n\n[选择规则](rules.md#rules)、[选择规则 · 冲突](rules.md#conflict)\n", encoding="utf-8")
+    bad.write_text(
+        "# 坏 {#bad}\n\n[选择规则](rules.md#rules)、[选择规则 · 冲突](rules.md#conflict)\n", encoding="utf-8"
+    )
     assert label_problems(good) == []
     assert len(label_problems(bad)) == 2

@@ -67,8 +67,10 @@ def candidate(cid: str, kind: str, **extra) -> Any:
 def conflict_heavy(n: int, *, blocked: bool = False, invalid: bool = False) -> Any:
     """n candidates, a quarter each of the four kinds; every summary declares three conflicts."""
     quarter = n // 4
-    evidence = [candidate(f"d{i}", "direct-evidence", freshness="expired" if i % 5 == 0 else "fresh")
-                for i in range(quarter)]
+    evidence = [
+        candidate(f"d{i}", "direct-evidence", freshness="expired" if i % 5 == 0 else "fresh")
+        for i in range(quarter)
+    ]
     constraints = [candidate(f"c{i}", "constraint") for i in range(quarter)]
     summaries = []
     for i in range(quarter):
@@ -76,9 +78,13 @@ def conflict_heavy(n: int, *, blocked: bool = False, invalid: bool = False) -> A
         if invalid:
             targets = [CountedId(f"ghost{i}"), CountedId(f"s{i}"), targets[0]]  # unknown, itself, real
         summaries.append(candidate(f"s{i}", "history-summary", conflictsWith=targets))
-    references = [candidate(f"r{i}", "reference", sizeUnits=50, reference=f"ref://{i}") for i in range(quarter)]
+    references = [
+        candidate(f"r{i}", "reference", sizeUnits=50, reference=f"ref://{i}") for i in range(quarter)
+    ]
     candidates: list[Any] = []
-    for group in zip(references, summaries, evidence, constraints, strict=True):  # interleaved: the sort has work
+    for group in zip(
+        references, summaries, evidence, constraints, strict=True
+    ):  # interleaved: the sort has work
         candidates.extend(group)
     if blocked:
         for item in candidates[::2]:
@@ -129,4 +135,6 @@ def test_the_workload_exercises_every_rule():
 )
 def test_cost_grows_linearly(make):
     observed = ratio(make, build_context_packet)
-    assert 3.5 < observed < 4.6, f"4x the candidates cost {observed:.2f}x the calls (linear is 4, quadratic 16)"
+    assert 3.5 < observed < 4.6, (
+        f"4x the candidates cost {observed:.2f}x the calls (linear is 4, quadratic 16)"
+    )

@@ -55,7 +55,9 @@ def is_redirect_page(page: Path) -> bool:
 def edition_pages(site: Path, edition: str) -> list[Path]:
     """The pages of one edition: "en" lives under en/, "zh" is everything else (no redirect pages)."""
     pages = [
-        p for p in html_pages(site) if not p.relative_to(site).parts[0].startswith("assets") and not is_redirect_page(p)
+        p
+        for p in html_pages(site)
+        if not p.relative_to(site).parts[0].startswith("assets") and not is_redirect_page(p)
     ]
     if edition == "en":
         return [p for p in pages if p.relative_to(site).parts[0] == "en"]
@@ -95,7 +97,17 @@ DORMANT_JS_URLS = {
 NAMESPACE_HOSTS = {"www.w3.org"}
 CSS_URL = re.compile(r"""url\(\s*(['"]?)(?P<url>[^'")]+)\1\s*\)|@import\s+(['"])(?P<import>[^'"]+)\3""")
 URL_KEY = re.compile(r"^(src|href|url|icons?|start_url|scope|.*[uU][rR][lL])$")
-LOADING_ATTRIBUTES = {"src", "href", "srcset", "data", "poster", "action", "formaction", "xlink:href", "background"}
+LOADING_ATTRIBUTES = {
+    "src",
+    "href",
+    "srcset",
+    "data",
+    "poster",
+    "action",
+    "formaction",
+    "xlink:href",
+    "background",
+}
 
 
 def is_external(url: str) -> bool:
@@ -117,7 +129,9 @@ def html_urls(text: str) -> list[str]:
             if name == "style":
                 found += css_urls(value)
             elif name in LOADING_ATTRIBUTES and not (tag.name == "a" and name == "href"):
-                candidates = [part.strip().split(" ")[0] for part in value.split(",")] if name == "srcset" else [value]
+                candidates = (
+                    [part.strip().split(" ")[0] for part in value.split(",")] if name == "srcset" else [value]
+                )
                 found += [f"<{tag.name} {name}={url}>" for url in candidates if is_external(url)]
             elif tag.name == "meta" and name == "content" and "url=" in value.lower():
                 found += [f"<meta refresh {value}>"] if is_external(value.split("=", 1)[1]) else []
@@ -148,7 +162,7 @@ def js_urls(text: str) -> list[str]:
     for match in QUOTED_URL.finditer(code):
         url = match.group(0)
         host = urlparse(url).hostname or ""
-        if host in NAMESPACE_HOSTS or not is_external(url) and "${" not in url:
+        if host in NAMESPACE_HOSTS or (not is_external(url) and "${" not in url):
             continue
         if any(url.startswith(dormant) for dormant in DORMANT_JS_URLS):
             continue
@@ -183,7 +197,9 @@ def external_references(path: Path) -> list[str]:
             return json_urls(json.loads(text))
         except ValueError:  # e.g. the deliberately truncated inputs of docs/examples
             pairs = re.findall(r'"([^"\\]+)"\s*:\s*"([^"\\]*)"', text)
-            return [f"json {key}: {value}" for key, value in pairs if URL_KEY.match(key) and is_external(value)]
+            return [
+                f"json {key}: {value}" for key, value in pairs if URL_KEY.match(key) and is_external(value)
+            ]
     return []
 
 
@@ -275,7 +291,9 @@ def tokens(index: dict, text: str) -> list[str]:
 
 
 def all_tokens(index: dict) -> set[str]:
-    return {t for doc in index["docs"] for field in ("title", "text") for t in tokens(index, doc.get(field, ""))}
+    return {
+        t for doc in index["docs"] for field in ("title", "text") for t in tokens(index, doc.get(field, ""))
+    }
 
 
 def find(index: dict, term: str) -> set[str]:
@@ -309,7 +327,11 @@ def test_search_results_stay_in_the_edition(built_site, edition: str):
     wrong = []
     for doc in index["docs"]:
         url = urlparse(urljoin(root, doc["location"]))
-        page = site / url.path.lstrip("/") / "index.html" if url.path.endswith("/") else site / url.path.lstrip("/")
+        page = (
+            site / url.path.lstrip("/") / "index.html"
+            if url.path.endswith("/")
+            else site / url.path.lstrip("/")
+        )
         if not page.exists():
             wrong.append(f"{doc['location']}: no page at {url.path}")
             continue
@@ -333,7 +355,9 @@ def test_every_page_searches_its_own_edition(built_site, edition: str):
         base = config["base"]
         resolved = urljoin(page_url(site, page), base if base.endswith("/") else base + "/")
         if resolved != expected_root:
-            wrong.append(f"{page.relative_to(site)}: base {base!r} resolves to {resolved}, not {expected_root}")
+            wrong.append(
+                f"{page.relative_to(site)}: base {base!r} resolves to {resolved}, not {expected_root}"
+            )
     assert not wrong, "\n".join(wrong[:30])
 
 
@@ -344,7 +368,9 @@ def test_jieba_segmented_the_chinese_index(built_site):
     han_tokens = [w for w in words if HAN.search(w)]
     assert han_tokens
     # Unsegmented text would leave whole clauses as single tokens.
-    long_runs = sorted((w for w in han_tokens if len(re.findall(r"[\u4e00-\u9fff]", w)) > 8), key=len, reverse=True)
+    long_runs = sorted(
+        (w for w in han_tokens if len(re.findall(r"[\u4e00-\u9fff]", w)) > 8), key=len, reverse=True
+    )
     assert not long_runs, f"Chinese runs left unsegmented: {long_runs[:10]}"
     # The segmentation is jieba's: re-segmenting a title's text gives the same words.
     with warnings.catch_warnings():
@@ -388,7 +414,9 @@ def test_the_editions_do_not_share_pages(built_site):
     # (A Chinese word may still occur in the English index, inside an example's data.)
     english_pages_with_chinese_titles = [d["location"] for d in en["docs"] if HAN.search(d["title"])]
     assert not english_pages_with_chinese_titles, english_pages_with_chinese_titles
-    chinese_pages_with_english_home_title = [d for d in zh["docs"] if d["location"] == "" and not HAN.search(d["title"])]
+    chinese_pages_with_english_home_title = [
+        d for d in zh["docs"] if d["location"] == "" and not HAN.search(d["title"])
+    ]
     assert not chinese_pages_with_english_home_title
 
 
@@ -462,7 +490,10 @@ def edition_of(site: Path, edition: str, location: str) -> str:
 
 SEARCHES = {
     # edition: (terms that must find pages of that edition, terms that may find nothing)
-    "zh": (["预算", "预算单位", "出处", "budgetUnits", "evidence", "harnessbook"], ["budget", "Budget units"]),
+    "zh": (
+        ["预算", "预算单位", "出处", "budgetUnits", "evidence", "harnessbook"],
+        ["budget", "Budget units"],
+    ),
     "en": (["budget", "provenance", "evidence", "budgetUnits", "harnessbook"], ["预算", "出处"]),
 }
 
@@ -515,10 +546,15 @@ def test_material_features(built_site, edition: str):
         if document.find(["h2", "h3", "h4", "h5", "h6"], id=True):
             assert document.select_one("a.headerlink"), f"{name}: headings have no permalinks"
     footers = [
-        (bool(soup.page(p).select_one(".md-footer__link--prev")), bool(soup.page(p).select_one(".md-footer__link--next")))
+        (
+            bool(soup.page(p).select_one(".md-footer__link--prev")),
+            bool(soup.page(p).select_one(".md-footer__link--next")),
+        )
         for p in pages
     ]
-    assert sum(1 for prev, _ in footers if not prev) == 1, "exactly one page (the first) has no 'previous' link"
+    assert sum(1 for prev, _ in footers if not prev) == 1, (
+        "exactly one page (the first) has no 'previous' link"
+    )
     assert sum(1 for _, nxt in footers if not nxt) == 1, "exactly one page (the last) has no 'next' link"
 
 
@@ -548,16 +584,69 @@ def test_palette_toggle_has_both_schemes():
 # --- interface labels per edition ---------------------------------------------------------------
 
 ENGLISH_LABELS = {
-    "Search", "Table of contents", "Previous", "Next", "Back to top", "Skip to content", "Switch to dark mode",
-    "Switch to light mode", "Made with", "Initializing search", "Clear", "Share", "Permanent link",
-    "Copy to clipboard", "Select language", "Navigation", "Header", "Footer", "Home", "Field reference",
-    "Request fields", "Result fields", "Reference", "How-to guides", "Chapter 6: The Minimal Context Packet",
-    "Parameters:", "Returns:", "Raises:", "Attributes:", "Name", "Type", "Description", "Default",
+    "Search",
+    "Table of contents",
+    "Previous",
+    "Next",
+    "Back to top",
+    "Skip to content",
+    "Switch to dark mode",
+    "Switch to light mode",
+    "Made with",
+    "Initializing search",
+    "Clear",
+    "Share",
+    "Permanent link",
+    "Copy to clipboard",
+    "Select language",
+    "Navigation",
+    "Header",
+    "Footer",
+    "Home",
+    "Field reference",
+    "Request fields",
+    "Result fields",
+    "Reference",
+    "How-to guides",
+    "Chapter 6: The Minimal Context Packet",
+    "Parameters:",
+    "Returns:",
+    "Raises:",
+    "Attributes:",
+    "Name",
+    "Type",
+    "Description",
+    "Default",
 }
 ADMONITION_DEFAULTS = {
-    "Note", "Abstract", "Summary", "Tldr", "Info", "Todo", "Tip", "Hint", "Important", "Success", "Check",
-    "Done", "Question", "Help", "Faq", "Warning", "Caution", "Attention", "Failure", "Fail", "Missing",
-    "Danger", "Error", "Bug", "Example", "Quote", "Cite", "Seealso",
+    "Note",
+    "Abstract",
+    "Summary",
+    "Tldr",
+    "Info",
+    "Todo",
+    "Tip",
+    "Hint",
+    "Important",
+    "Success",
+    "Check",
+    "Done",
+    "Question",
+    "Help",
+    "Faq",
+    "Warning",
+    "Caution",
+    "Attention",
+    "Failure",
+    "Fail",
+    "Missing",
+    "Danger",
+    "Error",
+    "Bug",
+    "Example",
+    "Quote",
+    "Cite",
+    "Seealso",
 }
 LABEL_ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "content")
 
@@ -577,7 +666,9 @@ def labels(fragment: str | BeautifulSoup) -> list[str]:
     document = fragment if isinstance(fragment, BeautifulSoup) else soup.parse(fragment)
     found = [text.strip() for text in soup.texts(document)]
     for tag in document.find_all(True):
-        found += [value.strip() for name in LABEL_ATTRIBUTES if (value := soup.attribute(tag, name)) is not None]
+        found += [
+            value.strip() for name in LABEL_ATTRIBUTES if (value := soup.attribute(tag, name)) is not None
+        ]
     return [label for label in found if label]
 
 
@@ -588,8 +679,12 @@ def content_labels(text: str | BeautifulSoup) -> list[str]:
     found: list[str] = []
     for selector in ("p.admonition-title", "summary", ".doc-section-title"):
         found += [tag.get_text() for article in articles for tag in article.select(selector)]
-    found += [soup.attribute(link, "title") or "" for article in articles for link in article.select("a.headerlink")]
-    found += [cell.get_text() for article in articles for cell in article.find_all("th")]  # the API tables' Name...
+    found += [
+        soup.attribute(link, "title") or "" for article in articles for link in article.select("a.headerlink")
+    ]
+    found += [
+        cell.get_text() for article in articles for cell in article.find_all("th")
+    ]  # the API tables' Name...
     return [label.strip() for label in found if label.strip()]
 
 
@@ -611,7 +706,9 @@ def test_every_chinese_nav_title_has_an_english_translation():
     i18n = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
     english = next(language for language in i18n["languages"] if language["locale"] == "en")
     translations = english.get("nav_translations", {})
-    untranslated = [t for t in nav_section_titles(config.get("nav", [])) if HAN.search(t) and t not in translations]
+    untranslated = [
+        t for t in nav_section_titles(config.get("nav", [])) if HAN.search(t) and t not in translations
+    ]
     assert not untranslated, f"nav titles without an English translation: {untranslated}"
     assert all(not HAN.search(value) for value in translations.values())
 
@@ -623,7 +720,7 @@ def test_english_chrome_has_no_chinese(built_site):
         document = soup.page(page)
         name = page.relative_to(site)
         if soup.html_lang(document) != "en":
-            problems.append(f"{name}: not <html lang=\"en\">")
+            problems.append(f'{name}: not <html lang="en">')
         for label in labels(chrome(document)) + content_labels(document):
             if HAN.search(label):
                 problems.append(f"{name}: {label!r}")
@@ -631,7 +728,9 @@ def test_english_chrome_has_no_chinese(built_site):
         for key, value in material_config(page)["translations"].items():
             if HAN.search(value):
                 problems.append(f"{name}: script label {key} = {value!r}")
-    assert not problems, "Chinese in the English edition's interface:\n" + "\n".join(sorted(set(problems))[:60])
+    assert not problems, "Chinese in the English edition's interface:\n" + "\n".join(
+        sorted(set(problems))[:60]
+    )
 
 
 def test_chinese_chrome_is_chinese(built_site):
@@ -641,7 +740,7 @@ def test_chinese_chrome_is_chinese(built_site):
         document = soup.page(page)
         name = page.relative_to(site)
         if soup.html_lang(document) != "zh":
-            problems.append(f"{name}: not <html lang=\"zh\">")
+            problems.append(f'{name}: not <html lang="zh">')
         for label in labels(chrome(document)) + content_labels(document):
             if label in ENGLISH_LABELS or label in ADMONITION_DEFAULTS:
                 problems.append(f"{name}: {label!r}")
@@ -652,7 +751,9 @@ def test_chinese_chrome_is_chinese(built_site):
             value = material_config(page)["translations"].get(key, "")
             if not HAN.search(value):
                 problems.append(f"{name}: script label {key} = {value!r} is not Chinese")
-    assert not problems, "English interface words in the Chinese edition:\n" + "\n".join(sorted(set(problems))[:60])
+    assert not problems, "English interface words in the Chinese edition:\n" + "\n".join(
+        sorted(set(problems))[:60]
+    )
 
 
 def test_english_chrome_speaks_english(built_site):

@@ -70,7 +70,7 @@ SITE_META_DROPPED = [
 <link rel="alternate" type="application/rss+xml" title="{{ lang.t('rss.created') }}" href="{{ 'feed_rss_created.xml' | url }}">
 <link rel="alternate" type="application/rss+xml" title="{{ lang.t('rss.updated') }}" href="{{ 'feed_rss_updated.xml' | url }}">
 {% endif %}
-""",  # noqa: E501 - the upstream lines, verbatim
+""",
     # No generator meta tag.
     '<meta name="generator" content="mkdocs-{{ mkdocs_version }}, mkdocs-material-',
 ]

@@ -522,7 +522,9 @@ def test_str_lists_every_problem():
 
 def test_str_of_a_single_problem():
     error = InvalidRequestError(["$.budgetUnits: required key is missing"])
-    assert str(error) == "invalid context packet request (1 problem):\n  $.budgetUnits: required key is missing"
+    assert (
+        str(error) == "invalid context packet request (1 problem):\n  $.budgetUnits: required key is missing"
+    )
     assert error.problems == ("$.budgetUnits: required key is missing",)
 
 

@@ -111,7 +111,9 @@ def read_manifest(path: Path = MANIFEST) -> list[Address]:
             continue
         parts = line.split()
         if len(parts) != 2 or parts[0] not in KINDS or not parts[1].startswith("/"):
-            raise ManifestError(f"{path.name}:{number}: expected '<{'|'.join(KINDS)}> /address', got {line!r}")
+            raise ManifestError(
+                f"{path.name}:{number}: expected '<{'|'.join(KINDS)}> /address', got {line!r}"
+            )
         kind, url = parts
         if (kind == "page") == ("#" in url):
             raise ManifestError(f"{path.name}:{number}: a page has no #fragment, an anchor has one: {line!r}")
@@ -180,7 +182,7 @@ def page_file(site: Path, path: str) -> Path:
 
 
 def edition_prefixes(site: Path) -> list[str]:
-    """"" for the default edition and "en/" for every edition built into a folder of its own."""
+    """ "" for the default edition and "en/" for every edition built into a folder of its own."""
     config = _mkdocs_languages()
     return ["" if default else f"{locale}/" for locale, default in config]
 
@@ -254,11 +256,18 @@ def check(site: Path, addresses: Iterable[Address], moves) -> list[Problem]:
         if new_page != old_page:
             redirect = _page_at(site, address.path)
             if redirect is None or redirect.moved_to is None:
-                problems.append(Problem(address, f"moved.yml moves it to {current}, but no redirect page is built at {address.path}"))
+                problems.append(
+                    Problem(
+                        address,
+                        f"moved.yml moves it to {current}, but no redirect page is built at {address.path}",
+                    )
+                )
                 continue
             lands = urlsplit(urljoin(f"https://site{address.path}", redirect.moved_to)).path
             if lands != current:
-                problems.append(Problem(address, f"the redirect page at {address.path} goes to {lands}, not {current}"))
+                problems.append(
+                    Problem(address, f"the redirect page at {address.path} goes to {lands}, not {current}")
+                )
                 continue
         page = _page_at(site, current)
         if page is None or page.moved_to is not None:
@@ -272,13 +281,24 @@ def check(site: Path, addresses: Iterable[Address], moves) -> list[Problem]:
         if target is not None:
             target_page = _page_at(site, f"/{prefix}{target.page}")
             expected = f"/{prefix}{target.page}#{target.id}"
-            goes_to = urljoin(f"https://site{current}", page.aliases.get(fragment, "")).removeprefix("https://site")
+            goes_to = urljoin(f"https://site{current}", page.aliases.get(fragment, "")).removeprefix(
+                "https://site"
+            )
             if fragment not in page.aliases:
-                problems.append(Problem(address, f"moved.yml moves #{fragment}, but {current} has no alias at that id"))
+                problems.append(
+                    Problem(address, f"moved.yml moves #{fragment}, but {current} has no alias at that id")
+                )
             elif goes_to != expected:
-                problems.append(Problem(address, f"the alias at #{fragment} goes to {goes_to}, not {expected}"))
+                problems.append(
+                    Problem(address, f"the alias at #{fragment} goes to {goes_to}, not {expected}")
+                )
             elif target_page is None or target.id not in target_page.ids:
-                problems.append(Problem(address, f"moved.yml moves it to /{prefix}{target.page}#{target.id}, which does not exist"))
+                problems.append(
+                    Problem(
+                        address,
+                        f"moved.yml moves it to /{prefix}{target.page}#{target.id}, which does not exist",
+                    )
+                )
             continue
         if fragment not in page.ids:
             where = current if new_page == old_page else f"{current} (where moved.yml moves its page)"
@@ -307,21 +327,29 @@ def build_site(into: Path) -> None:
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     completed = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(into)],
-        check=False, cwd=ROOT, env=env, capture_output=True, text=True,
+        check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     if completed.returncode != 0:
         sys.exit(f"mkdocs build --strict failed:\n{(completed.stdout + completed.stderr)[-4000:]}")
 
 
 def git_commit() -> str:
-    completed = subprocess.run(["git", "rev-parse", "--short", "HEAD"], check=False, cwd=ROOT, capture_output=True, text=True)
+    completed = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], check=False, cwd=ROOT, capture_output=True, text=True
+    )
     return completed.stdout.strip() or "unknown commit"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     action = parser.add_mutually_exclusive_group(required=True)
-    action.add_argument("--update", action="store_true", help="append the site's new addresses to the manifest")
+    action.add_argument(
+        "--update", action="store_true", help="append the site's new addresses to the manifest"
+    )
     action.add_argument("--check", action="store_true", help="list manifest addresses that no longer resolve")
     parser.add_argument("--site", type=Path, help="a site built beforehand (default: build one now)")
     parser.add_argument("--manifest", type=Path, default=MANIFEST)
@@ -337,7 +365,10 @@ def main(argv: list[str] | None = None) -> int:
             note = args.note or f"added {datetime.date.today().isoformat()}, site at commit {git_commit()}"
             new = append_new(args.manifest, collect(site), note)
             total = counts(read_manifest(args.manifest))
-            print(f"{len(new)} new address(es) appended; the manifest holds " + ", ".join(f"{n} {k}" for k, n in total.items()))
+            print(
+                f"{len(new)} new address(es) appended; the manifest holds "
+                + ", ".join(f"{n} {k}" for k, n in total.items())
+            )
             return 0
         problems = check(site, read_manifest(args.manifest), moved.load_moves(ROOT))
         if problems:

@@ -74,8 +74,13 @@ def test_missing_provenance_blocks():
 def test_conflicting_summary_asks_for_a_refresh():
     result = build(
         8,
-        candidate("last-session", "history-summary", relevance="background",
-                  source="injected:session-notes", conflictsWith="failure-output"),
+        candidate(
+            "last-session",
+            "history-summary",
+            relevance="background",
+            source="injected:session-notes",
+            conflictsWith="failure-output",
+        ),
         candidate("failure-output"),
     )
     assert (result["state"], result["phase"]) == ("refresh_required", "refresh_context")

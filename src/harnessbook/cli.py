@@ -17,7 +17,8 @@ import json
 import os
 import re
 import sys
-from typing import Any, Sequence, TextIO
+from collections.abc import Sequence
+from typing import Any, TextIO
 
 from harnessbook import __version__
 from harnessbook.context_packet import InvalidRequestError, build_context_packet, demo_request

@@ -87,8 +87,31 @@ _LITERAL = frozenset({"pre", "code", "kbd", "samp", "script", "style", "textarea
 # Inline elements whose text flows on from the text around them: a break just outside one
 # still sits between the characters on either side ("候选，\n<a>放得进</a>").
 _INLINE = frozenset(
-    {"a", "abbr", "b", "bdi", "bdo", "cite", "data", "del", "dfn", "em", "i", "ins", "mark",
-     "q", "s", "small", "span", "strong", "sub", "sup", "time", "u", "tspan"}
+    {
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "cite",
+        "data",
+        "del",
+        "dfn",
+        "em",
+        "i",
+        "ins",
+        "mark",
+        "q",
+        "s",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "u",
+        "tspan",
+    }
 )
 _TOKEN = re.compile(
     r"<!--.*?-->"

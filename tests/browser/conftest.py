@@ -29,11 +29,19 @@ import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
 from urllib.parse import urlsplit
 
 import pytest
-from tests.browser.serving import CHROMIUM, CHROMIUM_ARGS, Nginx, SiteServer, launch_chromium, nginx_executable, serve
+
+from tests.browser.serving import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    Nginx,
+    SiteServer,
+    launch_chromium,
+    nginx_executable,
+    serve,
+)
 
 BROWSER_DIR = Path(__file__).resolve().parent
 ROOT = BROWSER_DIR.parents[1]

@@ -16,6 +16,7 @@ drift apart.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import gzip
 import http.server
@@ -30,6 +31,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,11 +58,11 @@ def launch_chromium(playwright, executable: Path | str = CHROMIUM):
 # --------------------------------------------------------------------------- the fast local server
 
 
-
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Static files with the MIME types a browser needs (``.wasm`` must be application/wasm)."""
 
-    extensions_map = {
+    # typeshed declares extensions_map an instance attribute, so no ClassVar here.
+    extensions_map = {  # noqa: RUF012
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".html": "text/html; charset=utf-8",
         ".css": "text/css; charset=utf-8",
@@ -87,14 +89,14 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     # Text is sent gzip-compressed when the browser accepts it, as any real static host does
     # (Lighthouse measures transfer sizes). Binary files (.wasm, .zip, images) go as they are.
     COMPRESSIBLE = ("text/", "application/json", "application/xml", "image/svg+xml")
-    _gzip_cache: dict[tuple[str, float], bytes] = {}
+    _gzip_cache: ClassVar[dict[tuple[str, float], bytes]] = {}
     _gzip_lock = threading.Lock()
 
     def __init__(self, *args, hits: list[str], **kwargs) -> None:
         self._hits = hits
         super().__init__(*args, **kwargs)
 
-    def send_head(self):  # noqa: D102 - record every path asked for, then serve it
+    def send_head(self):
         self._hits.append(self.path)
         if "gzip" in self.headers.get("Accept-Encoding", ""):
             compressed = self._send_gzip_head()
@@ -130,14 +132,13 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         return io.BytesIO(body)
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - keep pytest output clean
+    def log_message(self, format: str, *args) -> None:
         pass
 
     def handle(self) -> None:
-        try:
+        # The browser may close a connection early.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             super().handle()
-        except (BrokenPipeError, ConnectionResetError):  # the browser closed a connection early
-            pass
 
 
 @dataclass
@@ -192,7 +193,9 @@ def server_block(site: Path, port: int) -> str:
             line = line.replace(SITE_PLACEHOLDER, str(site))
         lines.append(line)
     if listens != 1 or folders != 3:
-        raise ValueError(f"{NGINX_CONF}: expected one `listen 80;` and three {SITE_PLACEHOLDER}, found {listens} and {folders}")
+        raise ValueError(
+            f"{NGINX_CONF}: expected one `listen 80;` and three {SITE_PLACEHOLDER}, found {listens} and {folders}"
+        )
     return "\n".join(lines)
 
 
@@ -234,7 +237,15 @@ class Nginx:
         self.prefix = Path(self._dir.name)
         self.conf = self.prefix / "nginx.conf"
         self.conf.write_text(main_config(site, self.port, self.prefix), encoding="utf-8")
-        command = [executable, "-p", str(self.prefix), "-e", str(self.prefix / "error.log"), "-c", str(self.conf)]
+        command = [
+            executable,
+            "-p",
+            str(self.prefix),
+            "-e",
+            str(self.prefix / "error.log"),
+            "-c",
+            str(self.conf),
+        ]
         check = subprocess.run([*command, "-t"], capture_output=True, text=True)
         if check.returncode != 0:
             raise RuntimeError(f"nginx -t refused the configuration:\n{check.stderr}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from tests.cjk_gaps import FIXTURE_LINE, MEASURE_GAPS, ROOT, build_fixture_site, source_breaks
 
 pytestmark = pytest.mark.browser
@@ -63,14 +64,16 @@ def test_no_gap_at_any_line_break_of_the_chinese_pages(new_page, site_url: str, 
         page.goto(site_url + page_url(source), wait_until="load")
         page.evaluate("document.fonts.ready")
         pairs = [(joined[:2], joined[2:]) for joined in source_breaks(source.read_text(encoding="utf-8"))]
-        for pair, found in zip(pairs, measure(page, pairs)):
+        for pair, found in zip(pairs, measure(page, pairs), strict=False):
             if found is None:
                 problems.append(f"{page_url(source)}: {''.join(pair)!r} not found on the page")
             elif found["sameLine"]:  # where the line wraps right there, nothing shows either way
                 measured += 1
                 if found["between"] or abs(found["gap"]) >= NO_GAP:
                     problems.append(f"{page_url(source)}: {found}")
-    browser_report(f"CJK line breaks: {measured} measured on {len(sources)} Chinese pages, {len(problems)} with a gap")
+    browser_report(
+        f"CJK line breaks: {measured} measured on {len(sources)} Chinese pages, {len(problems)} with a gap"
+    )
     assert problems == [], "\n".join(problems)
     assert measured > 100, f"only {measured} line breaks measured"
 
@@ -78,7 +81,9 @@ def test_no_gap_at_any_line_break_of_the_chinese_pages(new_page, site_url: str, 
 @pytest.fixture(scope="module")
 def fixture_sites(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
     return {
-        with_hook: build_fixture_site(tmp_path_factory.mktemp(f"browser-hook-{with_hook}"), with_hook=with_hook)
+        with_hook: build_fixture_site(
+            tmp_path_factory.mktemp(f"browser-hook-{with_hook}"), with_hook=with_hook
+        )
         for with_hook in (False, True)
     }
 
@@ -93,6 +98,8 @@ def test_the_measure_sees_the_space_without_the_fix(new_page, fixture_sites, bro
         [found] = measure(page, [FIXTURE_LINE])
         assert found is not None and found["sameLine"], found
         gaps[with_hook] = found["gap"]
-    browser_report(f"CJK line break on the fixture page: {gaps[False]:.2f} px without the hook, {gaps[True]:.2f} px with it")
+    browser_report(
+        f"CJK line break on the fixture page: {gaps[False]:.2f} px without the hook, {gaps[True]:.2f} px with it"
+    )
     assert gaps[False] > A_SPACE, f"without the hook: {gaps[False]:.2f} px, expected a space"
     assert abs(gaps[True]) < NO_GAP, f"with the hook: {gaps[True]:.2f} px, expected none"

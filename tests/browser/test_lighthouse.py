@@ -36,11 +36,18 @@ def run_lighthouse(lh: dict, url: str, out_base: Path) -> dict:
     env = dict(os.environ, CHROME_PATH=lh["chromium"])
     flags = " ".join(["--headless", *lh["flags"]])
     cmd = [
-        lh["npx"], "--no-install", "--prefix", str(lh["tools"]), "lighthouse", url,
+        lh["npx"],
+        "--no-install",
+        "--prefix",
+        str(lh["tools"]),
+        "lighthouse",
+        url,
         "--quiet",
         "--form-factor=mobile",  # Lighthouse's default mobile preset, said explicitly
         "--only-categories=performance,accessibility,best-practices,seo",
-        "--output=json", "--output=html", f"--output-path={out_base}",
+        "--output=json",
+        "--output=html",
+        f"--output-path={out_base}",
         f"--chrome-flags={flags}",
     ]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
@@ -106,9 +113,12 @@ def test_lighthouse_mobile(page, edition, site_url, site_root, lh, artifacts_dir
         detail.extend(losses(runs[-1], category))
     if "performance" in failed:
         audits = runs[-1]["audits"]
-        detail.append("  long tasks: " + ", ".join(
-            f"{t['url'].rsplit('/', 1)[-1] or t['url']} {round(t['duration'])} ms"
-            for t in (audits["long-tasks"].get("details") or {}).get("items", [])[:6]
-        ))
+        detail.append(
+            "  long tasks: "
+            + ", ".join(
+                f"{t['url'].rsplit('/', 1)[-1] or t['url']} {round(t['duration'])} ms"
+                for t in (audits["long-tasks"].get("details") or {}).get("items", [])[:6]
+            )
+        )
         detail.append(f"  benchmark index of this machine: {runs[-1]['environment'].get('benchmarkIndex')}")
     assert not failed, f"{url}\n" + "\n".join(detail)

@@ -20,8 +20,9 @@ import threading
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-from tests import moved_project
 import pytest
+
+from tests import moved_project
 
 ROOT = Path(__file__).resolve().parents[2]
 CSP = "script-src 'self'; object-src 'none'; base-uri 'self'"
@@ -36,7 +37,9 @@ def _load(name: str, path: Path):
     return module
 
 
-published = sys.modules.get("harnessbook_published") or _load("harnessbook_published", ROOT / "tools" / "published.py")
+published = sys.modules.get("harnessbook_published") or _load(
+    "harnessbook_published", ROOT / "tools" / "published.py"
+)
 
 
 class CSPHandler(http.server.SimpleHTTPRequestHandler):
@@ -53,7 +56,9 @@ class CSPHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def moved_url(tmp_path_factory: pytest.TempPathFactory):
     site = moved_project.build_site(tmp_path_factory.mktemp("moved-project"))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(CSPHandler, directory=str(site)))
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(CSPHandler, directory=str(site))
+    )
     httpd.daemon_threads = True
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/"
@@ -67,7 +72,7 @@ def land(page, url: str, path: str, anchor: str) -> str:
     try:
         page.wait_for_url(lambda current: urlsplit(current).path == path, timeout=10_000)
         page.wait_for_function("h => location.hash === h", arg=f"#{anchor}" if anchor else "", timeout=10_000)
-    except Exception:  # noqa: BLE001 - reported as where it stopped
+    except Exception:
         return page.url
     return ""
 
@@ -75,9 +80,14 @@ def land(page, url: str, path: str, anchor: str) -> str:
 def anchor_in_view(page, anchor: str) -> str:
     """'' when the element with id ``anchor`` is scrolled to the top part of the viewport."""
     if not anchor:
-        return "" if page.evaluate("scrollY") == 0 else f"scrolled to {page.evaluate('scrollY')} on a page with no anchor"
+        return (
+            ""
+            if page.evaluate("scrollY") == 0
+            else f"scrolled to {page.evaluate('scrollY')} on a page with no anchor"
+        )
     top = page.evaluate(
-        "id => { const e = document.getElementById(id); return e ? e.getBoundingClientRect().top : null }", anchor
+        "id => { const e = document.getElementById(id); return e ? e.getBoundingClientRect().top : null }",
+        anchor,
     )
     height = page.evaluate("innerHeight")
     if top is None:
@@ -103,7 +113,9 @@ def test_old_addresses_land_under_a_strict_csp(new_page, moved_url, edition, bro
         if problem := anchor_in_view(page, anchor):
             wrong.append(f"{prefix}{old}: {problem}")
     assert not wrong, "\n".join(wrong)
-    browser_report(f"moved project ({edition}): {len(moved_project.OLD_ADDRESSES)} old addresses landed under {CSP!r}")
+    browser_report(
+        f"moved project ({edition}): {len(moved_project.OLD_ADDRESSES)} old addresses landed under {CSP!r}"
+    )
 
 
 @pytest.mark.parametrize("edition", EDITIONS)
@@ -142,7 +154,9 @@ def book_cases() -> list[tuple[str, str, str]]:
             final = moves.final_page(page_path)
             target = moves.anchors.get(final, {}).get(address.fragment)
             cases.append(
-                (address.url.lstrip("/"), target.page, target.id) if target else (address.url.lstrip("/"), final, address.fragment)
+                (address.url.lstrip("/"), target.page, target.id)
+                if target
+                else (address.url.lstrip("/"), final, address.fragment)
             )
     return cases
 
@@ -164,4 +178,6 @@ def test_the_books_moved_and_published_addresses_land(new_page, site_url, editio
         if problem := anchor_in_view(page, anchor):
             wrong.append(f"{prefix}{old}: {problem}")
     assert not wrong, "\n".join(wrong)
-    browser_report(f"book ({edition}): {len(cases)} addresses landed (moved.yml entries and published anchors)")
+    browser_report(
+        f"book ({edition}): {len(cases)} addresses landed (moved.yml entries and published anchors)"
+    )

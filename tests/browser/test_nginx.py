@@ -22,7 +22,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from tests.browser.test_playground import OPEN, assert_same_as_cpython, example_page, goto, page_url, wait_done
+
+from tests.browser.test_playground import (
+    OPEN,
+    assert_same_as_cpython,
+    example_page,
+    goto,
+    page_url,
+    wait_done,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -58,7 +66,9 @@ def fetch(base: str, path: str, accept_encoding: str | None = None) -> Response:
     parts = urlsplit(base)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     try:
-        connection.request("GET", "/" + path.lstrip("/"), headers={"Accept-Encoding": accept_encoding or "identity"})
+        connection.request(
+            "GET", "/" + path.lstrip("/"), headers={"Accept-Encoding": accept_encoding or "identity"}
+        )
         response = connection.getresponse()
         return Response(response.status, response.headers, response.read())
     finally:
@@ -116,11 +126,20 @@ def nginx_visits(browser, nginx, site_root: Path) -> dict[str, Visit]:
     context.add_init_script(WATCH_VIOLATIONS)
     page = context.new_page()
     problems: list[str] = []
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on(
+        "console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None
+    )
     page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
     page.on("requestfailed", lambda r: problems.append(f"failed: {r.url} ({r.failure})"))
     page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-    page.on("request", lambda r: None if r.url.startswith((nginx.url, "data:", "blob:")) else problems.append(f"another host: {r.url}"))
+    page.on(
+        "request",
+        lambda r: (
+            None
+            if r.url.startswith((nginx.url, "data:", "blob:"))
+            else problems.append(f"another host: {r.url}")
+        ),
+    )
     visits = {}
     for rel in site_pages(site_root):
         problems.clear()
@@ -137,7 +156,11 @@ def nginx_visits(browser, nginx, site_root: Path) -> dict[str, Visit]:
 
 def test_every_page_loads_under_the_policy_without_a_violation(nginx_visits: dict[str, Visit]):
     assert len(nginx_visits) > 50
-    bad = {rel: v.violations + v.problems for rel, v in nginx_visits.items() if v.violations or v.problems or v.status != 200}
+    bad = {
+        rel: v.violations + v.problems
+        for rel, v in nginx_visits.items()
+        if v.violations or v.problems or v.status != 200
+    }
     assert bad == {}
 
 
@@ -176,7 +199,7 @@ def test_playground_runs_under_the_policy_of_headers_file(new_page, nginx, polic
 # --------------------------------------------------------------------------- 404, caching, compression
 
 
-@pytest.mark.parametrize("edition, prefix", [("zh", ""), ("en", "en/")])
+@pytest.mark.parametrize(("edition", "prefix"), [("zh", ""), ("en", "en/")])
 def test_each_edition_has_its_own_404_page(browser, nginx, policy: str, edition: str, prefix: str):
     missing = f"{prefix}no-such-chapter/deeper/"
     response = fetch(nginx.url, missing)
@@ -189,7 +212,12 @@ def test_each_edition_has_its_own_404_page(browser, nginx, policy: str, edition:
     context.add_init_script(WATCH_VIOLATIONS)
     page = context.new_page()
     failed = []
-    page.on("response", lambda r: failed.append(f"{r.url} {r.status}") if r.status >= 400 and r.url != nginx.url + missing else None)
+    page.on(
+        "response",
+        lambda r: (
+            failed.append(f"{r.url} {r.status}") if r.status >= 400 and r.url != nginx.url + missing else None
+        ),
+    )
     page.goto(nginx.url + missing, wait_until="load")
     assert page.evaluate("document.documentElement.lang") == edition
     assert page.locator(".md-header").count() == 1
@@ -197,11 +225,17 @@ def test_each_edition_has_its_own_404_page(browser, nginx, policy: str, edition:
     context.close()
 
 
-def test_fingerprinted_assets_and_the_versioned_runtime_are_cached_for_good(nginx, site_root: Path, policy: str):
+def test_fingerprinted_assets_and_the_versioned_runtime_are_cached_for_good(
+    nginx, site_root: Path, policy: str
+):
     immutable = [
         *(p.relative_to(site_root).as_posix() for p in site_root.glob("assets/javascripts/bundle.*.min.js")),
         *(p.relative_to(site_root).as_posix() for p in site_root.glob("assets/stylesheets/*.min.css")),
-        *(p.relative_to(site_root).as_posix() for p in site_root.glob("assets/playground/pyodide-*/*") if p.suffix != ".gz"),
+        *(
+            p.relative_to(site_root).as_posix()
+            for p in site_root.glob("assets/playground/pyodide-*/*")
+            if p.suffix != ".gz"
+        ),
     ]
     assert len(immutable) >= 9
     for rel in immutable:
@@ -220,13 +254,17 @@ def test_fingerprinted_assets_and_the_versioned_runtime_are_cached_for_good(ngin
         response = fetch(nginx.url, rel)
         assert response.status == 200, rel
         assert response.header("Cache-Control") == headers.REVALIDATE, rel
-        assert response.header("Last-Modified") and response.header("ETag"), f"{rel}: nothing to revalidate with"
+        assert response.header("Last-Modified") and response.header("ETag"), (
+            f"{rel}: nothing to revalidate with"
+        )
 
 
 def test_text_and_wasm_are_sent_compressed_with_their_own_types(nginx, site_root: Path):
     css = next(site_root.glob("assets/stylesheets/main.*.min.css")).relative_to(site_root).as_posix()
     bundle = next(site_root.glob("assets/javascripts/bundle.*.min.js")).relative_to(site_root).as_posix()
-    wasm = next(site_root.glob("assets/playground/pyodide-*/pyodide.asm.wasm")).relative_to(site_root).as_posix()
+    wasm = (
+        next(site_root.glob("assets/playground/pyodide-*/pyodide.asm.wasm")).relative_to(site_root).as_posix()
+    )
     cases = {
         "": "text/html; charset=utf-8",
         "en/reference/cli/": "text/html; charset=utf-8",
@@ -249,7 +287,13 @@ def test_text_and_wasm_are_sent_compressed_with_their_own_types(nginx, site_root
 
 
 def test_the_server_configuration_in_the_site_is_not_served(nginx):
-    for rel in ("_deploy/nginx-headers.conf", "_deploy/nginx-redirects.conf", "_deploy/", "_headers", "_redirects"):
+    for rel in (
+        "_deploy/nginx-headers.conf",
+        "_deploy/nginx-redirects.conf",
+        "_deploy/",
+        "_headers",
+        "_redirects",
+    ):
         response = fetch(nginx.url, rel)
         assert response.status == 404, rel
         assert b"add_header" not in response.body and b"Content-Security-Policy:" not in response.body, rel

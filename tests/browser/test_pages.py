@@ -26,6 +26,7 @@ def configured_site_url() -> str:
     with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
         return yaml_load(file)["site_url"]
 
+
 # Everything in the page that is a link a reader (or a crawler) can follow.
 COLLECT_JS = """() => {
   const links = [];
@@ -92,7 +93,7 @@ def target_file(root: Path, site_url: str, url: str) -> Path | None:
     """The file a local URL is served from, or None if the server would answer 404."""
     path = unquote(urlsplit(url).path)
     base = urlsplit(site_url).path
-    rel = path[len(base):] if path.startswith(base) else path.lstrip("/")
+    rel = path[len(base) :] if path.startswith(base) else path.lstrip("/")
     candidate = root / rel
     if rel == "" or rel.endswith("/"):
         candidate = candidate / "index.html"
@@ -151,7 +152,7 @@ def visits(
 
 def test_both_editions_have_the_same_pages(pages: list[str]) -> None:
     zh = {rel for rel in pages if edition_of(rel) == "zh"}
-    en = {rel[len("en/"):] for rel in pages if edition_of(rel) == "en"}
+    en = {rel[len("en/") :] for rel in pages if edition_of(rel) == "en"}
     assert sorted(zh - en) == [], "pages only in the Chinese edition"
     assert sorted(en - zh) == [], "pages only in the English edition"
 
@@ -162,7 +163,7 @@ def test_sitemap_lists_every_page_of_both_editions(site_root: Path, pages: list[
     locs = [loc.text or "" for loc in tree.findall("s:url/s:loc", ns)]
     site = configured_site_url()
     assert all(loc.startswith(site) for loc in locs), locs
-    listed = {loc[len(site):] for loc in locs}
+    listed = {loc[len(site) :] for loc in locs}
     assert sorted(listed - set(pages)) == [], "sitemap.xml lists pages that were not built"
     assert sorted(set(pages) - listed) == [], "pages missing from sitemap.xml"
     # hreflang alternates: each entry names its page in both editions, with absolute URLs.
@@ -192,8 +193,11 @@ def test_every_page_loads_cleanly(visits: dict[str, Visit]) -> None:
 
 
 def test_every_page_declares_its_language_and_title(visits: dict[str, Visit]) -> None:
-    wrong = {rel: (v.lang, v.title) for rel, v in visits.items()
-             if v.lang != edition_of(rel) or not v.title.strip()}
+    wrong = {
+        rel: (v.lang, v.title)
+        for rel, v in visits.items()
+        if v.lang != edition_of(rel) or not v.title.strip()
+    }
     assert wrong == {}
 
 
@@ -205,8 +209,7 @@ def test_every_page_has_its_own_meta_description(visits: dict[str, Visit]) -> No
     """
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     site_wide = {
-        m.strip().strip('"').strip("'")
-        for m in re.findall(r"(?m)^\s*site_description:\s*(.+)$", config)
+        m.strip().strip('"').strip("'") for m in re.findall(r"(?m)^\s*site_description:\s*(.+)$", config)
     }
     wrong = {}
     for rel, v in visits.items():
@@ -230,7 +233,8 @@ def test_every_in_site_link_and_anchor_resolves(
         for link in visit.links:
             parts = urlsplit(link["url"])
             if parts.scheme not in ("http", "https") or (parts.scheme, parts.netloc) != (
-                origin.scheme, origin.netloc
+                origin.scheme,
+                origin.netloc,
             ):
                 continue  # mailto:, javascript:, and links to other sites (not followed)
             kinds_seen[link["kind"]] = kinds_seen.get(link["kind"], 0) + 1
@@ -261,11 +265,9 @@ def test_language_switcher_leads_to_the_same_page_in_the_other_edition(
     wrong = []
     for rel, visit in visits.items():
         here = edition_of(rel)
-        counterpart = rel[len("en/"):] if here == "en" else "en/" + rel
+        counterpart = rel[len("en/") :] if here == "en" else "en/" + rel
         switcher = {
-            urlsplit(link["url"]).path: link
-            for link in visit.links
-            if link["kind"] == "language switcher"
+            urlsplit(link["url"]).path: link for link in visit.links if link["kind"] == "language switcher"
         }
         expected = {urlsplit(urljoin(site_url, rel)).path, urlsplit(urljoin(site_url, counterpart)).path}
         if set(switcher) != expected:

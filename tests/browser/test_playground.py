@@ -34,10 +34,19 @@ LOAD_TIMEOUT_MS = 120_000
 
 OPEN = "[data-playground-open]"
 LABELS = {
-    "zh": {"open": "在浏览器中运行", "region": "在浏览器中运行 request.json", "editor": "请求（request.json，可以修改）", "run": "运行"},
-    "en": {"open": "Run in browser", "region": "Run request.json in the browser", "editor": "Request (request.json, editable)", "run": "Run"},
+    "zh": {
+        "open": "在浏览器中运行",
+        "region": "在浏览器中运行 request.json",
+        "editor": "请求（request.json，可以修改）",
+        "run": "运行",
+    },
+    "en": {
+        "open": "Run in browser",
+        "region": "Run request.json in the browser",
+        "editor": "Request (request.json, editable)",
+        "run": "Run",
+    },
 }
-
 
 
 def goto(page, url: str, **options):
@@ -45,6 +54,7 @@ def goto(page, url: str, **options):
     response = page.goto(url, **options)
     page.wait_for_selector("html[data-playground-ready]", state="attached", timeout=15_000)
     return response
+
 
 def page_url(markdown: Path) -> str:
     """The address of a page, relative to the site root (suffix i18n, directory URLs)."""
@@ -165,7 +175,9 @@ def run_edited(page, index: int, text: str) -> dict:
 
 def assert_same_as_cpython(shown: dict, text: str, where: str) -> None:
     expected = cpython(text)
-    assert shown["kind"] == expected["kind"], f"{where}: shown {shown['kind']!r} ({shown['status']}), CPython {expected['kind']!r}"
+    assert shown["kind"] == expected["kind"], (
+        f"{where}: shown {shown['kind']!r} ({shown['status']}), CPython {expected['kind']!r}"
+    )
     if expected["kind"] == "result":
         assert shown["text"] == expected["text"], f"{where}: the result differs from CPython's"
         assert (shown["state"], shown["phase"]) == (expected["state"], expected["phase"]), where
@@ -209,7 +221,9 @@ def rendered_requests(site_root: Path, url: str) -> list[str]:
     return blocks
 
 
-@pytest.mark.parametrize("markdown", EXAMPLE_PAGES, ids=[p.relative_to(DOCS).as_posix() for p in EXAMPLE_PAGES])
+@pytest.mark.parametrize(
+    "markdown", EXAMPLE_PAGES, ids=[p.relative_to(DOCS).as_posix() for p in EXAMPLE_PAGES]
+)
 def test_every_example_gives_cpythons_result(new_page, site_server, site_url, markdown: Path):
     url = page_url(markdown)
     rendered = rendered_requests(Path(site_server.root), url)
@@ -218,7 +232,9 @@ def test_every_example_gives_cpythons_result(new_page, site_server, site_url, ma
     page, log = new_page()
     goto(page, site_url + url)
     controls = page.locator(OPEN)
-    assert controls.count() == len(rendered), f"{url}: {len(rendered)} request.json blocks, {controls.count()} Run controls"
+    assert controls.count() == len(rendered), (
+        f"{url}: {len(rendered)} request.json blocks, {controls.count()} Run controls"
+    )
     started = time.monotonic()
     for index, (code, fence) in enumerate(zip(rendered, fences, strict=True)):
         where = f"{url} example {index + 1}"
@@ -230,7 +246,9 @@ def test_every_example_gives_cpythons_result(new_page, site_server, site_url, ma
             shown = open_and_run(page, index)
         # The editor holds the page's request, exactly as shown.
         assert shown["editor"] == code.rstrip("\n"), f"{where}: the editor does not hold the shown request"
-        assert json.loads(shown["editor"]) == json.loads(fence), f"{where}: the shown request is not the page's"
+        assert json.loads(shown["editor"]) == json.loads(fence), (
+            f"{where}: the shown request is not the page's"
+        )
         assert_same_as_cpython(shown, shown["editor"], where)
         if index == 0:
             first_run = time.monotonic() - started
@@ -291,7 +309,9 @@ def test_edited_request_gives_the_new_result(new_page, site_url):
     # Reset brings the page's request back.
     panel = panel_of(page, 0)
     panel.locator("[data-playground-reset]").click()
-    assert json.loads(panel.locator("[data-playground-editor]").input_value()) == json.loads(request_fences(markdown)[0])
+    assert json.loads(panel.locator("[data-playground-editor]").input_value()) == json.loads(
+        request_fences(markdown)[0]
+    )
     assert log.problems() == []
 
 
@@ -321,7 +341,9 @@ def test_request_content_is_rendered_as_text_in_results(new_page, site_url):
     goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
     request = demo_request()
-    request["candidates"][0]["content"] = "<script>document.title='pwned'</script><img src=x onerror=alert(1)><b>bold</b>"
+    request["candidates"][0]["content"] = (
+        "<script>document.title='pwned'</script><img src=x onerror=alert(1)><b>bold</b>"
+    )
     text = json.dumps(request, ensure_ascii=False, indent=2)
     shown = run_edited(page, 0, text)
     assert_same_as_cpython(shown, text, "request with markup in content")
@@ -331,7 +353,13 @@ def test_request_content_is_rendered_as_text_in_results(new_page, site_url):
     assert log.problems() == []
 
 
-INVALID_JSON = ['{"taskAnchor": {"goal": "x",}', "", "not json at all", '{"budgetUnits": 8} trailing', "{'single': 'quotes'}"]
+INVALID_JSON = [
+    '{"taskAnchor": {"goal": "x",}',
+    "",
+    "not json at all",
+    '{"budgetUnits": 8} trailing',
+    "{'single': 'quotes'}",
+]
 
 
 def test_invalid_json_is_reported_as_such(new_page, site_url):
@@ -357,7 +385,9 @@ def test_wasm_served_with_the_wrong_type_gives_a_clear_message(new_page, site_ur
 
     def wrong_type(route):
         response = route.fetch()
-        route.fulfill(response=response, headers={**response.headers, "content-type": "application/octet-stream"})
+        route.fulfill(
+            response=response, headers={**response.headers, "content-type": "application/octet-stream"}
+        )
 
     page.route("**/*.wasm", wrong_type)
     goto(page, site_url + page_url(example_page()))
@@ -383,16 +413,18 @@ def test_module_served_with_the_wrong_type_gives_a_clear_message(new_page, site_
 
     def wrong_type(route):
         response = route.fetch()
-        route.fulfill(response=response, headers={**response.headers, "content-type": "application/octet-stream"})
+        route.fulfill(
+            response=response, headers={**response.headers, "content-type": "application/octet-stream"}
+        )
 
     page.route(f"**/{module}", wrong_type)
     goto(page, site_url + page_url(example_page()))
     shown = open_and_run(page, 0, timeout=30_000)
     assert shown["statusKind"] == "failed" and shown["reason"] == "module", shown
     assert "text/javascript" in shown["status"]
-    assert urlsplit(panel_of(page, 0).locator("[data-playground-status] a").get_attribute("href")).path.endswith(
-        "/howto/playground-hosting/"
-    )
+    assert urlsplit(
+        panel_of(page, 0).locator("[data-playground-status] a").get_attribute("href")
+    ).path.endswith("/howto/playground-hosting/")
     assert log.foreign == []
 
 

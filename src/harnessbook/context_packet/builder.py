@@ -37,7 +37,9 @@ _State = Literal["ready", "blocked", "refresh_required"]
 _Phase = Literal["assembled", "missing_provenance", "refresh_context"]
 
 
-def _evidence(candidate: Candidate, decision: _Decision, rule: _Rule, before: int, after: int) -> EvidenceItem:
+def _evidence(
+    candidate: Candidate, decision: _Decision, rule: _Rule, before: int, after: int
+) -> EvidenceItem:
     return {
         "id": candidate["id"],
         "kind": candidate["kind"],
@@ -145,8 +147,17 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
             for candidate in candidates
         ]
         return _result(
-            "blocked", "missing_provenance", anchor, budget, 0,
-            selected=[], pointers=[], excluded=[], unknowns=unknowns, refresh=[], evidence=blocked_evidence,
+            "blocked",
+            "missing_provenance",
+            anchor,
+            budget,
+            0,
+            selected=[],
+            pointers=[],
+            excluded=[],
+            unknowns=unknowns,
+            refresh=[],
+            evidence=blocked_evidence,
         )
 
     # Conflicts are looked up by id (linear in the number of candidates, never pairwise).
@@ -188,7 +199,15 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
     phase: _Phase
     state, phase = ("refresh_required", "refresh_context") if refresh else ("ready", "assembled")
     return _result(
-        state, phase, anchor, budget, budget - remaining,
-        selected=selected, pointers=pointers, excluded=excluded, unknowns=[], refresh=refresh,
+        state,
+        phase,
+        anchor,
+        budget,
+        budget - remaining,
+        selected=selected,
+        pointers=pointers,
+        excluded=excluded,
+        unknowns=[],
+        refresh=refresh,
         evidence=evidence,
     )

@@ -48,7 +48,9 @@ def _is_blank(value: object) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-def _check_unknown_keys(obj: dict[Any, Any], allowed: tuple[str, ...], path: str, problems: list[str]) -> None:
+def _check_unknown_keys(
+    obj: dict[Any, Any], allowed: tuple[str, ...], path: str, problems: list[str]
+) -> None:
     # A typo ("sizeUnit") must not be silently ignored: every unknown key is a problem.
     for key in obj:
         if key in allowed:
@@ -73,7 +75,14 @@ def _check_non_blank_string(obj: dict[Any, Any], key: str, path: str, problems: 
         problems.append(f"{where}: must not be blank")
 
 
-def _check_enum(obj: dict[Any, Any], key: str, allowed: frozenset[str], names: tuple[str, ...], path: str, problems: list[str]) -> None:
+def _check_enum(
+    obj: dict[Any, Any],
+    key: str,
+    allowed: frozenset[str],
+    names: tuple[str, ...],
+    path: str,
+    problems: list[str],
+) -> None:
     where = _child(path, key)
     if key not in obj:
         problems.append(f"{where}: required key is missing")
@@ -109,10 +118,7 @@ def _timestamp_problem(text: str) -> str:
         return "must be an RFC 3339 date or date-time without surrounding whitespace"
     if _DATE_TIME.match(text) or _FULL_DATE.match(text):
         return "has the RFC 3339 shape but is not a real calendar date or time of day"
-    return (
-        "must be an RFC 3339 date (2026-07-15) or date-time with a time zone "
-        "(2026-07-15T09:30:00Z)"
-    )
+    return "must be an RFC 3339 date (2026-07-15) or date-time with a time zone (2026-07-15T09:30:00Z)"
 
 
 def _check_candidate(candidate: object, path: str, problems: list[str]) -> None:
