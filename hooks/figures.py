@@ -66,7 +66,7 @@ MARKERS = {"rules-flow": _rules_flow, "packet": _packet}
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$")
 _TITLE = re.compile(r'title="(?P<title>[^"]*)"')
-_MARKER = re.compile(r"^(?P<indent>[ \t]*)<!--\s*hb-figure:\s*(?P<name>[\w-]+)(?:\s+(?P<argument>[\w.-]+))?\s*-->[ \t]*$")
+_MARKER = re.compile(r"^(?P<indent>[ \t]*)<!--\s*hb-figure:\s*(?P<name>[\w-]+)(?:\s+(?P<argument>\S+?))?\s*-->[ \t]*$")
 _PLACEHOLDER = "HBFIGUREPLACEHOLDER{}Z"
 
 
