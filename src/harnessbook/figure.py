@@ -364,14 +364,16 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
     top, height = y + 8, 28
     scale = INNER / budget if budget > 0 else 0.0
     cursor = 0
+    numbers = []
     for index, item in enumerate(selected):
         size = int(item["sizeUnits"])
         x0 = PAD + cursor * scale
         w = max(size * scale, 2.0)
-        svg.rect(x0, top, w, height, "s1" if index % 2 == 0 else "s2")
+        fill = "s1" if index % 2 == 0 else "s2"
+        svg.rect(x0, top, w, height, fill)
         number = str(index + 1)
-        if w >= _width(number, 12) + 6:
-            svg.text(x0 + w / 2, top + height / 2 + 4.5, number, anchor="middle", size=12, bold=True)
+        if w >= _width(number, 12) + 8:
+            numbers.append((x0 + w / 2, number, fill))
         cursor += size
     for tick in range(step, budget, step):  # cell boundaries
         svg.line(PAD + tick * scale, top, PAD + tick * scale, top + height)
@@ -380,6 +382,10 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
         cursor += int(item["sizeUnits"])
         if 0 < cursor < budget:
             svg.line(PAD + cursor * scale, top, PAD + cursor * scale, top + height, "line")
+    for centre, number, fill in numbers:  # each segment's number, on a patch of its own colour
+        patch = _width(number, 12) + 4
+        svg.rect(centre - patch / 2, top + 6, patch, height - 12, fill)
+        svg.text(centre, top + height / 2 + 4.5, number, anchor="middle", size=12, bold=True)
     svg.frame(PAD, top, INNER, height)
     free_x, free_w = PAD + used * scale, (budget - used) * scale
     if state == "blocked":

@@ -14,3 +14,28 @@
   label();
   new MutationObserver(label).observe(document.body, { childList: true, subtree: true });
 })();
+
+// A table wider than the screen (a decision table on a phone) scrolls sideways inside
+// Material's wrapper, or, for a table the playground adds, in the table itself. Keyboard users
+// must be able to focus it to scroll it (axe: scrollable-region-focusable). No landmark role:
+// a page has many such tables, and the table inside keeps its own role and caption. Checked
+// again when the window resizes.
+(() => {
+  let queued = false;
+  const mark = () => {
+    queued = false;
+    document.querySelectorAll(".md-typeset__scrollwrap, .md-typeset table:not([class])").forEach((box) => {
+      if (box.hasAttribute("tabindex") || box.scrollWidth <= box.clientWidth + 1) return;
+      box.setAttribute("tabindex", "0");
+    });
+  };
+  const queue = () => {
+    if (!queued) {
+      queued = true;
+      requestAnimationFrame(mark);
+    }
+  };
+  queue();
+  new MutationObserver(queue).observe(document.body, { childList: true, subtree: true });
+  window.addEventListener("resize", queue);
+})();
