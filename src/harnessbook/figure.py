@@ -73,11 +73,12 @@ _WORDS: dict[str, dict[str, str]] = {
         "title": "Context packet 图示：状态 {state}",
         "state": "状态 {state}",
         "phase": "阶段 {phase}",
-        "budget": "预算 {budget} 单位 · 已用 {used} · 未用 {unused}",
-        "scaled": "按比例缩放：每格 {step} 单位",
+        "budget": "预算 {budget} · 已用 {used} · 未用 {unused}",
+        "scaled": "按比例缩放：每格 {step}",
         "cells": "每格 1 单位",
         "unused": "未用 {unused}",
         "blocked_bar": "被阻塞：没有选择任何条目",
+        "unit": "{n} 单位",
         "units": "{n} 单位",
         "selected": "选入（按处理顺序）",
         "pointers": "指针（没有载入全文）",
@@ -94,7 +95,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "list_sep": "、",
         "more": "…… 另有 {n} 项（完整列表在 evidence 中）",
         "desc": (
-            "预算 {budget} 单位的 context packet：选入 {selected} 项共 {used} 单位，{pointers} 个指针，"
+            "预算 {budget}的 context packet：选入 {selected} 项共 {used}，{pointers} 个指针，"
             "排除 {excluded} 项，{refresh} 项待刷新，{unknowns} 项缺少出处；状态 {state}，阶段 {phase}。"
         ),
         "caption": "evidence：每个候选一条决定记录",
@@ -111,11 +112,12 @@ _WORDS: dict[str, dict[str, str]] = {
         "title": "Context packet figure: state {state}",
         "state": "state {state}",
         "phase": "phase {phase}",
-        "budget": "budget {budget} units · used {used} · unused {unused}",
-        "scaled": "scaled: one cell = {step} units",
+        "budget": "budget {budget} · used {used} · unused {unused}",
+        "scaled": "scaled: one cell = {step}",
         "cells": "one cell = 1 unit",
         "unused": "unused {unused}",
         "blocked_bar": "blocked: nothing was selected",
+        "unit": "{n} unit",
         "units": "{n} units",
         "selected": "Selected, in processing order",
         "pointers": "Pointers (not loaded in full)",
@@ -132,7 +134,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "list_sep": ", ",
         "more": "… and {n} more (all of them are in evidence)",
         "desc": (
-            "A context packet with a budget of {budget} units: {selected} selected using {used} units, "
+            "A context packet with a budget of {budget}: {selected} selected using {used}, "
             "{pointers} pointers, {excluded} excluded, {refresh} to refresh, {unknowns} missing provenance; "
             "state {state}, phase {phase}."
         ),
@@ -275,6 +277,10 @@ class _Svg:
         self.text(x, y, shown, full=value if cut else None, isolate=True, **options)
 
 
+def _units(n: object, words: dict[str, str]) -> str:
+    return words["unit" if n == 1 else "units"].format(n=n)
+
+
 def _plural(n: int, word: str, lang: str) -> str:
     return f"{n} {word}" if lang == "zh" or n == 1 else f"{n} {word}s"
 
@@ -357,10 +363,10 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
 
     # The budget line and the bar.
     y = 48
-    svg.text(PAD, y, words["budget"].format(budget=budget, used=used, unused=budget - used))
+    svg.text(PAD, y, words["budget"].format(budget=_units(budget, words), used=used, unused=budget - used))
     step = _step(budget)
     y += 18
-    svg.text(PAD, y, words["scaled"].format(step=step) if step > 1 else words["cells"], cls="muted", size=12)
+    svg.text(PAD, y, words["scaled"].format(step=_units(step, words)) if step > 1 else words["cells"], cls="muted", size=12)
     top, height = y + 8, 28
     scale = INNER / budget if budget > 0 else 0.0
     cursor = 0
@@ -443,7 +449,7 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
     sep = words["list_sep"]
     section(
         words["selected"],
-        [(str(item["id"]), words["units"].format(n=item["sizeUnits"])) for item in selected],
+        [(str(item["id"]), _units(item["sizeUnits"], words)) for item in selected],
         numbered,
     )
     section(
@@ -489,7 +495,7 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
         "refresh": len(refresh),
         "unknowns": len(unknowns),
     }
-    desc = words["desc"].format(budget=budget, used=used, state=state, phase=phase, **counts)
+    desc = words["desc"].format(budget=_units(budget, words), used=_units(used, words), state=state, phase=phase, **counts)
     if lang == "en":
         desc = desc.replace(f"{counts['pointers']} pointers", _plural(counts["pointers"], "pointer", lang))
     return _root(y + 12, lang, title, desc, svg.lines, kind="packet")
