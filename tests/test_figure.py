@@ -499,3 +499,13 @@ def test_every_pair_on_every_built_page_shows_a_figure(built_site):
         if shown != pairs:
             missing.append(f"{name}: {pairs} pairs, {shown} figures")
     assert not missing, missing
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    from harnessbook import figure
+
+    outcome = doctest.testmod(figure, optionflags=doctest.ELLIPSIS)
+    assert outcome.attempted >= 4
+    assert outcome.failed == 0
