@@ -44,6 +44,12 @@ def open_page(new_page, site_url: str, path: str, scheme: str, width: int = 360)
     page.wait_for_selector("html[data-playground-ready]", state="attached", timeout=15_000)
     assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == SCHEMES[scheme]
     page.wait_for_timeout(300)  # Material's colour transitions settle
+    # a11y.js makes tables that scroll sideways focusable when the browser is idle.
+    page.wait_for_function(
+        """() => Array.from(document.querySelectorAll('.md-typeset__scrollwrap'))
+              .every(box => box.scrollWidth <= box.clientWidth + 1 || box.hasAttribute('tabindex'))""",
+        timeout=10_000,
+    )
     return page, log
 
 

@@ -19,7 +19,7 @@
 // Material's wrapper, or, for a table the playground adds, in the table itself. Keyboard users
 // must be able to focus it to scroll it (axe: scrollable-region-focusable). No landmark role:
 // a page has many such tables, and the table inside keeps its own role and caption. Checked
-// again when the window resizes.
+// again when the window resizes or the page changes (the playground adds tables).
 (() => {
   let queued = false;
   const mark = () => {
@@ -29,10 +29,13 @@
       box.setAttribute("tabindex", "0");
     });
   };
+  // When the browser is idle: by then the layout is clean, so reading the widths costs nothing
+  // and the first paint is not held up.
+  const later = window.requestIdleCallback || ((callback) => setTimeout(callback, 200));
   const queue = () => {
     if (!queued) {
       queued = true;
-      requestAnimationFrame(mark);
+      later(mark, { timeout: 2000 });
     }
   };
   queue();
