@@ -363,7 +363,13 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
 
     # The budget line and the bar.
     y = 48
-    svg.text(PAD, y, words["budget"].format(budget=_units(budget, words), used=used, unused=budget - used))
+    line = words["budget"].format(budget=_units(budget, words), used=used, unused=budget - used)
+    if _width(line) > INNER:  # large numbers: the budget on one line, the use on the next
+        first, rest = line.split(" · ", 1)
+        svg.text(PAD, y, first)
+        y += 18
+        line = rest
+    svg.text(PAD, y, line)
     step = _step(budget)
     y += 18
     svg.text(PAD, y, words["scaled"].format(step=_units(step, words)) if step > 1 else words["cells"], cls="muted", size=12)
@@ -394,14 +400,11 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
         svg.text(centre, top + height / 2 + 4.5, number, anchor="middle", size=12, bold=True)
     svg.frame(PAD, top, INNER, height)
     free_x, free_w = PAD + used * scale, (budget - used) * scale
-    if state == "blocked":
-        svg.text(WIDTH / 2, top + height / 2 + 4.5, words["blocked_bar"], anchor="middle", cls="muted")
-    else:
-        note = words["unused"].format(unused=budget - used)
-        if budget > used and free_w >= _width(note, 12) + 8:
-            note_w = _width(note, 12) + 6
-            svg.rect(free_x + (free_w - note_w) / 2, top + 7, note_w, height - 14, "bg")
-            svg.text(free_x + free_w / 2, top + height / 2 + 4.5, note, anchor="middle", cls="muted", size=12)
+    note = words["blocked_bar"] if state == "blocked" else words["unused"].format(unused=budget - used)
+    if budget > used and free_w >= _width(note, 12) + 8:  # on a patch of background, over the cells
+        note_w = _width(note, 12) + 6
+        svg.rect(free_x + (free_w - note_w) / 2, top + 6, note_w, height - 12, "bg")
+        svg.text(free_x + free_w / 2, top + height / 2 + 4.5, note, anchor="middle", cls="muted", size=12)
     y = top + height + 14
     svg.text(PAD, y, "0", cls="muted", size=12)
     svg.text(WIDTH - PAD, y, str(budget), cls="muted", size=12, anchor="end")
