@@ -79,6 +79,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "unused": "未用 {unused}",
         "blocked_bar": "被阻塞：没有选择任何条目",
         "unit": "{n} 单位",
+        "pointer": "{n} 个指针",
+        "pointers_n": "{n} 个指针",
         "units": "{n} 单位",
         "selected": "选入（按处理顺序）",
         "pointers": "指针（没有载入全文）",
@@ -95,7 +97,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "list_sep": "、",
         "more": "…… 另有 {n} 项（完整列表在 evidence 中）",
         "desc": (
-            "预算 {budget}的 context packet：选入 {selected} 项共 {used}，{pointers} 个指针，"
+            "预算 {budget}的 context packet：选入 {selected} 项共 {used}，{pointers}，"
             "排除 {excluded} 项，{refresh} 项待刷新，{unknowns} 项缺少出处；状态 {state}，阶段 {phase}。"
         ),
         "caption": "evidence：每个候选一条决定记录",
@@ -118,6 +120,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "unused": "unused {unused}",
         "blocked_bar": "blocked: nothing was selected",
         "unit": "{n} unit",
+        "pointer": "{n} pointer",
+        "pointers_n": "{n} pointers",
         "units": "{n} units",
         "selected": "Selected, in processing order",
         "pointers": "Pointers (not loaded in full)",
@@ -135,7 +139,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "more": "… and {n} more (all of them are in evidence)",
         "desc": (
             "A context packet with a budget of {budget}: {selected} selected using {used}, "
-            "{pointers} pointers, {excluded} excluded, {refresh} to refresh, {unknowns} missing provenance; "
+            "{pointers}, {excluded} excluded, {refresh} to refresh, {unknowns} missing provenance; "
             "state {state}, phase {phase}."
         ),
         "caption": "evidence: one decision record per candidate",
@@ -279,10 +283,6 @@ class _Svg:
 
 def _units(n: object, words: dict[str, str]) -> str:
     return words["unit" if n == 1 else "units"].format(n=n)
-
-
-def _plural(n: int, word: str, lang: str) -> str:
-    return f"{n} {word}" if lang == "zh" or n == 1 else f"{n} {word}s"
 
 
 def _root(height: float, lang: str, title: str, desc: str, body: list[str], *, kind: str) -> str:
@@ -491,16 +491,17 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
     )
 
     title = words["title"].format(state=state)
-    counts = {
-        "selected": len(selected),
-        "pointers": len(pointers),
-        "excluded": len(excluded),
-        "refresh": len(refresh),
-        "unknowns": len(unknowns),
-    }
-    desc = words["desc"].format(budget=_units(budget, words), used=_units(used, words), state=state, phase=phase, **counts)
-    if lang == "en":
-        desc = desc.replace(f"{counts['pointers']} pointers", _plural(counts["pointers"], "pointer", lang))
+    desc = words["desc"].format(
+        budget=_units(budget, words),
+        used=_units(used, words),
+        selected=len(selected),
+        pointers=words["pointer" if len(pointers) == 1 else "pointers_n"].format(n=len(pointers)),
+        excluded=len(excluded),
+        refresh=len(refresh),
+        unknowns=len(unknowns),
+        state=state,
+        phase=phase,
+    )
     return _root(y + 12, lang, title, desc, svg.lines, kind="packet")
 
 
