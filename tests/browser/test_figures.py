@@ -162,3 +162,12 @@ def test_figures_are_axe_clean(new_page, site_url, axe_source, edition, scheme):
         page.add_script_tag(content=axe_source)
         problems += [f"{path}: {v}" for v in page.evaluate(AXE, selector)]
     assert problems == [], problems
+
+
+def test_figures_print_black_on_white_even_from_the_dark_scheme(new_page, site_url):
+    page, _ = open_page(new_page, site_url, FIGURE_PAGE, "dark")
+    page.emulate_media(media="print")
+    colours = page.locator('[data-hb-figure="packet"] svg').first.evaluate(
+        "svg => [getComputedStyle(svg.querySelector('rect.bg')).fill, getComputedStyle(svg).fill]"
+    )
+    assert colours == ["rgb(255, 255, 255)", "rgb(0, 0, 0)"]
