@@ -22,6 +22,7 @@ from typing import Any, TextIO
 
 from harnessbook import __version__
 from harnessbook.context_packet import InvalidRequestError, build_context_packet, demo_request
+from harnessbook.figure import render_svg
 from harnessbook.schemas import SCHEMA_FILES, load_schema
 
 __all__ = ["main", "EXIT_CODES"]
@@ -81,17 +82,21 @@ def _build(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Text
     except ValueError as error:  # e.g. an integer with more digits than Python converts
         stderr.write(f"harnessbook: {where} cannot be read as JSON: {error}\n")
         return EXIT_CODES["unreadable_input"]
-    return _emit(request, stdout, stderr)
+    return _emit(request, stdout, stderr, output=args.format, lang=args.lang)
 
 
-def _emit(request: Any, stdout: TextIO, stderr: TextIO) -> int:
+def _emit(request: Any, stdout: TextIO, stderr: TextIO, *, output: str = "json", lang: str = "zh") -> int:
     try:
         result = build_context_packet(request)
     except InvalidRequestError as error:
         for problem in error.problems:
             stderr.write(f"{problem}\n")
         return EXIT_CODES["invalid_request"]
-    _dump(result, stdout)
+    if output == "svg":
+        # The figure the book's pages show (harnessbook.figure); the exit code is the same.
+        stdout.write(render_svg(result, lang))
+    else:
+        _dump(result, stdout)
     return EXIT_CODES[result["state"]]
 
 
@@ -107,6 +112,13 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("demo", help="print the packet of the chapter's demo request")
     build = commands.add_parser("build", help="read a request as JSON and print the result")
     build.add_argument("file", metavar="FILE", help="a JSON file, or - for standard input")
+    build.add_argument(
+        "--format",
+        choices=("json", "svg"),
+        default="json",
+        help="print the result as JSON (the default) or draw it as an SVG figure",
+    )
+    build.add_argument("--lang", choices=("zh", "en"), default="zh", help="the figure's language (svg only)")
     schema = commands.add_parser("schema", help="print the JSON Schema of the request or the result")
     schema.add_argument("name", choices=sorted(SCHEMA_FILES), help="which schema")
     return parser

@@ -571,3 +571,82 @@ def test_without_wasm_unsafe_eval_the_reader_is_told_why(new_page, site_url, sit
     assert shown["statusKind"] == "failed" and shown["reason"] == "wasm-csp", shown
     assert "wasm-unsafe-eval" in shown["status"]
     assert log.foreign == []
+
+
+# --------------------------------------------------------------------------- the figure (issue 10)
+
+# The texts of an SVG's <text> elements, in order (a cut id keeps its whole value in a <title>).
+SVG_TEXTS = "svg => Array.from(svg.querySelectorAll('text')).map(t => t.textContent)"
+
+
+def python_svg_texts(result: dict, lang: str) -> list[str]:
+    import xml.etree.ElementTree as ET
+
+    from harnessbook.figure import render_svg
+
+    root = ET.fromstring(render_svg(result, lang))
+    return ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+
+
+@pytest.mark.parametrize("edition", ["zh", "en"])
+def test_the_playground_draws_the_pages_figure_after_every_run(new_page, site_url, edition):
+    markdown = example_page()
+    if edition == "en":
+        markdown = markdown.with_name(markdown.name[: -len(".md")] + ".en.md")
+    page, log = new_page(viewport={"width": 360, "height": 800})
+    goto(page, site_url + page_url(markdown))
+    shown = open_and_run(page, 0)
+    output = panel_of(page, 0).locator("[data-playground-output]")
+    svg = output.locator("[data-playground-figure] svg")
+    assert svg.count() == 1 and svg.get_attribute("role") == "img"
+    result = build_context_packet(json.loads(shown["editor"]))
+    # The same renderer as the page's own figure: the same words, in the edition's language.
+    assert svg.evaluate(SVG_TEXTS) == python_svg_texts(result, edition)
+    assert output.locator("[data-playground-table] tbody tr").count() == len(result["evidence"])
+    assert svg.bounding_box()["width"] <= 340
+    # Another run redraws it.
+    edited = demo_request()
+    edited["budgetUnits"] = 2
+    text = json.dumps(edited, ensure_ascii=False)
+    run_edited(page, 0, text)
+    assert svg.evaluate(SVG_TEXTS) == python_svg_texts(build_context_packet(edited), edition)
+    assert output.locator("[data-playground-figure]").count() == 1
+    assert log.problems() == []
+
+
+HOSTILE_IDS = [
+    "<script>window.__pwned = 1</script>",
+    '"double" & \'single\' <img src=x onerror="window.__pwned = 2">',
+    "שלום-עולם",
+    "\u202eevil-id",
+    "&amp; &lt;b&gt;",
+]
+
+
+def test_hostile_ids_stay_text_in_the_playground_figure(new_page, site_url):
+    page, log = new_page()
+    goto(page, site_url + page_url(example_page()))
+    open_and_run(page, 0)
+    request = demo_request()
+    template = request["candidates"][0]
+    request["candidates"] = [dict(template, id=ident, sizeUnits=1) for ident in HOSTILE_IDS]
+    request["candidates"][1]["source"] = "<script>window.__pwned = 3</script>"
+    request["candidates"].append(
+        dict(template, id="old-" + HOSTILE_IDS[1], freshness="expired", source="<b>src</b> & co")
+    )
+    text = json.dumps(request, ensure_ascii=False, indent=2)
+    shown = run_edited(page, 0, text)
+    assert shown["kind"] == "result", shown["status"]
+    output = panel_of(page, 0).locator("[data-playground-output]")
+    texts = output.locator("[data-playground-figure] svg").evaluate(SVG_TEXTS)
+    joined = "\n".join(texts).replace("\u2068", "").replace("\u2069", "")
+    for ident in HOSTILE_IDS:
+        assert ident in joined, ident
+    assert "<b>src</b> & co" in joined  # the expired item's source, in the refresh list
+    cells = output.locator("[data-playground-table] tbody tr td:first-child").all_text_contents()
+    assert cells[: len(HOSTILE_IDS)] == HOSTILE_IDS
+    # Nothing in the output came from the caller's text as markup, and nothing ran.
+    assert not {"script", "img", "b"} & set(shown["elements"])
+    assert page.evaluate("() => window.__pwned") is None
+    assert output.locator("[data-playground-figure-refused]").count() == 0
+    assert log.problems() == []

@@ -14,3 +14,31 @@
   label();
   new MutationObserver(label).observe(document.body, { childList: true, subtree: true });
 })();
+
+// A table wider than the screen (a decision table on a phone) scrolls sideways inside
+// Material's wrapper, or, for a table the playground adds, in the table itself. Keyboard users
+// must be able to focus it to scroll it (axe: scrollable-region-focusable). No landmark role:
+// a page has many such tables, and the table inside keeps its own role and caption. Checked
+// again when the window resizes or the page changes (the playground adds tables).
+(() => {
+  let queued = false;
+  const mark = () => {
+    queued = false;
+    document.querySelectorAll(".md-typeset__scrollwrap, .md-typeset table:not([class])").forEach((box) => {
+      if (box.hasAttribute("tabindex") || box.scrollWidth <= box.clientWidth + 1) return;
+      box.setAttribute("tabindex", "0");
+    });
+  };
+  // When the browser is idle: by then the layout is clean, so reading the widths costs nothing
+  // and the first paint is not held up.
+  const later = window.requestIdleCallback || ((callback) => setTimeout(callback, 200));
+  const queue = () => {
+    if (!queued) {
+      queued = true;
+      later(mark, { timeout: 2000 });
+    }
+  };
+  queue();
+  new MutationObserver(queue).observe(document.body, { childList: true, subtree: true });
+  window.addEventListener("resize", queue);
+})();

@@ -5,7 +5,13 @@
  * (worker.mjs). Nothing of Pyodide is requested until a reader first clicks Run.
  *
  * Everything that comes from the request or the result is put on the page with textContent,
- * never as HTML.
+ * never as HTML. The one exception is the figure and the decision table, which the package's
+ * own renderer (harnessbook.figure, the same as on the pages) returns as escaped SVG and HTML:
+ * they are parsed inert with DOMParser and checked against an allow-list of elements and
+ * attributes before they are shown.
+ *
+ * Where the page shows an example as tabs (figure first, hooks/figures.py), the control goes
+ * under the tabs, so it is visible without opening the request.json tab.
  */
 (function () {
   "use strict";
@@ -211,7 +217,7 @@
           state.fail(new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 })));
         }, RUN_TIMEOUT_MS);
         state.pending.set(id, { resolve: resolve, reject: reject, timer: timer });
-        state.worker.postMessage({ type: "run", id: id, text: text });
+        state.worker.postMessage({ type: "run", id: id, text: text, lang: edition() });
       }).then(function (outcome) {
         return { outcome: outcome, info: info };
       });
@@ -346,7 +352,51 @@
       }
     });
 
-    block.insertAdjacentElement("afterend", bar);
+    anchorOf(block).insertAdjacentElement("afterend", bar);
+  }
+
+  // The element the control goes after: the example's tabs when the page shows the example as
+  // a figure with the request one tab away, else the request block itself.
+  function anchorOf(block) {
+    var tabs = block.closest(".tabbed-set");
+    if (tabs && tabs.querySelector("[data-hb-figure], [data-hb-problems]")) return tabs;
+    return block;
+  }
+
+  // ------------------------------------------------------------------ the figure, parsed inert
+
+  var SVG_ELEMENTS = ["svg", "title", "desc", "rect", "text", "path"];
+  var HTML_ELEMENTS = ["table", "caption", "thead", "tbody", "tr", "th", "td", "code", "bdi", "p"];
+  var ATTRIBUTES = /^(xmlns|class|role|lang|viewBox|width|height|x|y|rx|d|fill|stroke|stroke-dasharray|font-family|font-size|font-weight|text-anchor|data-mono|scope)$/;
+
+  // Every element and attribute must be one the renderer writes: anything else means the
+  // renderer let markup through, and nothing is shown.
+  function inert(root, allowed) {
+    var nodes = [root].concat(Array.prototype.slice.call(root.querySelectorAll("*")));
+    return nodes.every(function (node) {
+      if (allowed.indexOf(node.localName) === -1) return false;
+      return Array.prototype.every.call(node.attributes, function (attribute) {
+        return ATTRIBUTES.test(attribute.name);
+      });
+    });
+  }
+
+  function figureNodes(outcome) {
+    if (typeof outcome.svg !== "string" || typeof outcome.table !== "string") return null;
+    var svgDoc = new DOMParser().parseFromString(outcome.svg, "image/svg+xml");
+    var svg = svgDoc.documentElement;
+    if (svgDoc.getElementsByTagName("parsererror").length || svg.localName !== "svg" || !inert(svg, SVG_ELEMENTS)) return null;
+    var tableDoc = new DOMParser().parseFromString(outcome.table, "text/html");
+    var body = tableDoc.body;
+    var parts = Array.prototype.slice.call(body.children);
+    if (!parts.every(function (part) { return inert(part, HTML_ELEMENTS); })) return null;
+    var figure = element("figure", { class: "hb-figure", "data-hb-figure": "packet", "data-playground-figure": "" });
+    figure.appendChild(document.importNode(svg, true));
+    var table = element("div", { class: "hb-decisions", "data-playground-table": "" });
+    parts.forEach(function (part) {
+      table.appendChild(document.importNode(part, true));
+    });
+    return [figure, table];
   }
 
   function setStatus(status, text, kind, reason) {
@@ -367,6 +417,15 @@
       summary.appendChild(document.createTextNode(" "));
       summary.appendChild(element("span", { class: "hb-playground__badge hb-playground__badge--phase", "data-playground-phase": outcome.phase }, "phase: " + outcome.phase));
       output.appendChild(summary);
+
+      var drawn = figureNodes(outcome);
+      if (drawn === null) {
+        output.appendChild(element("p", { class: "hb-playground__error-title", "data-playground-figure-refused": "" }, T.error));
+      } else {
+        drawn.forEach(function (node) {
+          output.appendChild(node);
+        });
+      }
 
       var figure = element("div", { class: "hb-playground__json highlight" });
       figure.appendChild(element("span", { class: "filename" }, T.resultTitle));

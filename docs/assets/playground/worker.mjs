@@ -1,10 +1,11 @@
 // The playground's Web Worker: Pyodide and the harnessbook package, off the page's main thread.
 //
 // Started by playground.js the first time a reader asks to run an example, never before.
-// Messages in:  {type: "init", indexURL, packageURL}   then   {type: "run", id, text}
+// Messages in:  {type: "init", indexURL, packageURL}   then   {type: "run", id, text, lang}
 // Messages out: {type: "progress", stage}  {type: "ready", pyodide, python}
 //               {type: "init-error", reason: "wasm-mime" | "wasm-csp" | "module" | "load", message, contentType?}
 //               {type: "outcome", id, outcome: {...}}   (see RUNNER below)
+// A run names the edition's language (lang: "zh" | "en") for the figure's words.
 
 // Run in Python, so that the browser parses the request exactly as CPython's json.loads does
 // (duplicate keys, big integers, NaN...) and formats the result as the CLI and the pages do.
@@ -13,9 +14,10 @@ import json
 import traceback
 
 from harnessbook import InvalidRequestError, build_context_packet
+from harnessbook.figure import render_svg, render_table
 
 
-def _harnessbook_playground_run(text):
+def _harnessbook_playground_run(text, lang):
     try:
         request = json.loads(text)
     except json.JSONDecodeError as error:
@@ -33,6 +35,9 @@ def _harnessbook_playground_run(text):
                 "state": result["state"],
                 "phase": result["phase"],
                 "text": json.dumps(result, ensure_ascii=False, indent=2),
+                # The same figure and decision table as on the book's pages (hooks/figures.py).
+                "svg": render_svg(result, lang),
+                "table": render_table(result, lang),
             }
     return json.dumps(outcome, ensure_ascii=False)
 
@@ -136,7 +141,7 @@ self.addEventListener("message", async (event) => {
   } else if (message.type === "run") {
     let outcome;
     try {
-      outcome = JSON.parse(run(message.text));
+      outcome = JSON.parse(run(message.text, message.lang === "en" ? "en" : "zh"));
     } catch (error) {
       outcome = { kind: "error", message: describe(error) };
     }

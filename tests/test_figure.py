@@ -1,0 +1,597 @@
+"""The figures (harnessbook.figure), the figure hook (hooks/figures.py) and ``build --format svg``.
+
+Escaping of caller text, well-formed and self-contained SVG, the text alternative, size,
+determinism, every id of a result shown, colours and their contrast in every scheme, and the
+build step that refuses a page whose result.json is not the builder's.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import io
+import itertools
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from harnessbook import build_context_packet, demo_request
+from harnessbook.cli import main
+from harnessbook.context_packet import RULES
+from harnessbook.figure import (
+    LIGHT_COLOURS,
+    MAX_ROWS,
+    render_problems,
+    render_rules_flow,
+    render_svg,
+    render_table,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+CSS = DOCS / "assets" / "stylesheets" / "figure.css"
+SVG_NS = "{http://www.w3.org/2000/svg}"
+HAN = re.compile(r"[\u4e00-\u9fff]")
+ISOLATES = str.maketrans("", "", "\u2068\u2069")
+
+
+def load_hook():
+    spec = importlib.util.spec_from_file_location("figures_hook", ROOT / "hooks" / "figures.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+hook = load_hook()
+
+
+def candidate(id, kind="direct-evidence", size=1, **extra):
+    item = {
+        "id": id,
+        "kind": kind,
+        "source": "injected:test-output",
+        "capturedAt": "2026-07-15",
+        "relevance": "current",
+        "freshness": "fresh",
+        "sizeUnits": size,
+        "content": "...",
+    }
+    item.update(extra)
+    return item
+
+
+def request(candidates, budget=8):
+    return {
+        "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "t"},
+        "budgetUnits": budget,
+        "candidates": candidates,
+    }
+
+
+def parse(svg: str) -> ET.Element:
+    """The SVG as XML: it must be well-formed on its own (the CLI writes it to files)."""
+    return ET.fromstring(svg)
+
+
+def shown_text(root: ET.Element) -> str:
+    """Every text the figure shows or keeps in a <title>, without the bidi isolates."""
+    return "\n".join("".join(element.itertext()) for element in root.iter(f"{SVG_NS}text")).translate(
+        ISOLATES
+    )
+
+
+def result_ids(result: dict) -> set[str]:
+    packet = result["packet"]
+    lists = [
+        packet["selected"],
+        packet["pointers"],
+        result["excluded"],
+        result["refresh"],
+        result["unknowns"],
+    ]
+    return {item["id"] for items in lists for item in items}
+
+
+def page_results() -> list[tuple[str, dict]]:
+    """Every result.json shown on the book's pages (each is the builder's result: Sybil checks)."""
+    found = []
+    for path in sorted(DOCS.rglob("*.md")):
+        if "examples" in path.relative_to(DOCS).parts:
+            continue
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for fence in hook.fences(lines):
+            if fence.language == "json" and fence.title == "result.json":
+                found.append((f"{path.relative_to(DOCS)}:{fence.start + 1}", json.loads(fence.body)))
+    return found
+
+
+PAGE_RESULTS = page_results()
+HOSTILE_IDS = [
+    "<script>alert(1)</script>",
+    "\"quoted\" & 'single'",
+    "a&amp;b&lt;c",
+    "שלום-עולם",
+    "\u202eevil\u202c-id",
+    "مرحبا <b>bold</b>",
+    "]]><x/><!--",
+]
+
+
+# --------------------------------------------------------------------------- escaping
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_hostile_ids_and_sources_stay_text(lang):
+    candidates = [candidate(ident, size=1) for ident in HOSTILE_IDS[:3]]
+    candidates += [candidate(HOSTILE_IDS[3], size=20, reference="artifact://<img src=x onerror=alert(1)>")]
+    candidates += [candidate(HOSTILE_IDS[4], freshness="expired", source="<script>src</script>")]
+    candidates += [
+        candidate(
+            HOSTILE_IDS[5], kind="history-summary", relevance="background", conflictsWith=HOSTILE_IDS[0]
+        )
+    ]
+    candidates += [candidate(HOSTILE_IDS[6], size=30)]
+    result = build_context_packet(request(candidates))
+    svg = render_svg(result, lang)
+    root = parse(svg)
+    # No element came out of the caller's text: only the renderer's own vocabulary.
+    assert {element.tag for element in root.iter()} <= {
+        f"{SVG_NS}{name}" for name in ("svg", "title", "desc", "rect", "text", "path")
+    }
+    assert "<script" not in svg and "<b>" not in svg and "<img" not in svg
+    text = shown_text(root)
+    for ident in HOSTILE_IDS:
+        assert ident in text, ident
+    assert "<script>src</script>" in text  # the expired item's source, in the refresh list
+    table = render_table(result, lang)
+    assert "<script>" not in table and "<b>" not in table
+    for ident in HOSTILE_IDS:
+        assert (
+            f"<bdi><code>{ident.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;').replace(chr(34), '&quot;').replace(chr(39), '&#x27;')}</code></bdi>"
+            in table
+        )
+
+
+def test_right_to_left_ids_are_isolated():
+    result = build_context_packet(request([candidate("\u202eevil"), candidate("שלום")]))
+    svg = render_svg(result, "en")
+    assert "\u2068\u202eevil\u2069" in svg and "\u2068שלום\u2069" in svg
+    assert "<bdi>" in render_table(result, "en")
+
+
+def test_characters_xml_forbids_are_replaced():
+    result = build_context_packet(request([candidate("nul\x00bell\x07"), candidate("lone\ud800")]))
+    text = shown_text(parse(render_svg(result, "en")))
+    assert "nul\ufffdbell\ufffd" in text and "lone\ufffd" in text
+
+
+def test_long_ids_are_cut_with_the_whole_id_in_a_title():
+    long_id = "a-very-long-candidate-identifier-" * 4
+    root = parse(render_svg(build_context_packet(request([candidate(long_id)])), "en"))
+    texts = [element for element in root.iter(f"{SVG_NS}text") if element.find(f"{SVG_NS}title") is not None]
+    assert texts, "the cut id keeps its full value in a <title>"
+    shown = (texts[0].find(f"{SVG_NS}title").tail or "").translate(ISOLATES)
+    assert shown.endswith("…") and long_id.startswith(shown[:-1])
+    assert texts[0].find(f"{SVG_NS}title").text == long_id
+
+
+# --------------------------------------------------------------------------- text alternative
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_role_title_and_one_sentence_description(lang):
+    svg = render_svg(build_context_packet(demo_request()), lang)
+    root = parse(svg)
+    assert root.get("role") == "img" and root.get("lang") == lang
+    title, desc = list(root)[:2]
+    assert title.tag == f"{SVG_NS}title" and desc.tag == f"{SVG_NS}desc"
+    sentence = desc.text
+    end = "。" if lang == "zh" else "."
+    assert sentence.endswith(end) and sentence.count(end) == 1, sentence
+    assert "8" in sentence and "ready" in sentence and "assembled" in sentence
+    if lang == "zh":
+        assert HAN.search(title.text) and HAN.search(sentence)
+    else:
+        assert not HAN.search(svg), "Chinese words in the English figure"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_rules_flow_is_accessible_and_follows_rules(lang):
+    svg = render_rules_flow(lang)
+    root = parse(svg)
+    assert root.get("role") == "img" and root.get("lang") == lang
+    assert [child.tag for child in list(root)[:2]] == [f"{SVG_NS}title", f"{SVG_NS}desc"]
+    text = shown_text(root)
+    positions = [text.index(rule) for rule in ("validate_request", *RULES)]
+    assert positions == sorted(positions), "the figure's order is not the order of RULES"
+    for word in (
+        "InvalidRequestError",
+        "blocked",
+        "refresh_required",
+        "ready",
+        "selected",
+        "pointer",
+        "excluded",
+    ):
+        assert word in text
+    assert len(svg.encode()) <= 8192
+    if lang == "en":
+        assert not HAN.search(svg)
+
+
+# --------------------------------------------------------------------------- content, size, determinism
+
+
+@pytest.mark.parametrize(("where", "result"), PAGE_RESULTS, ids=[where for where, _ in PAGE_RESULTS])
+def test_every_page_example_figure_shows_every_id_within_8_kb(where, result):
+    lang = "en" if ".en.md" in where else "zh"
+    svg = render_svg(result, lang)
+    assert len(svg.encode("utf-8")) <= 8192, f"{where}: {len(svg.encode())} bytes"
+    text = shown_text(parse(svg))
+    for ident in result_ids(result):
+        assert ident in text, f"{where}: {ident} is not in the figure"
+    table = render_table(result, lang)
+    for record in result["evidence"]:
+        assert f"<code>{record['id']}</code>" in table
+        assert f"{record['remainingBefore']} → {record['remainingAfter']}" in table
+
+
+def test_there_are_page_examples():
+    assert len(PAGE_RESULTS) > 20
+
+
+def test_same_result_same_figure():
+    result = build_context_packet(demo_request())
+    again = build_context_packet(demo_request())
+    reordered = {key: copy.deepcopy(result[key]) for key in reversed(list(result))}
+    assert render_svg(result) == render_svg(again) == render_svg(reordered)
+    assert render_table(result, "en") == render_table(reordered, "en")
+    assert render_rules_flow("zh") == render_rules_flow("zh")
+
+
+def test_the_renderer_does_not_change_the_result():
+    result = build_context_packet(demo_request())
+    before = copy.deepcopy(result)
+    render_svg(result), render_table(result), render_table(result, format="markdown")
+    assert result == before
+
+
+def test_segments_follow_processing_order_then_the_remainder():
+    # The direct evidence is processed first (tier 1) although it comes second in the input.
+    summary = candidate("summary-b", kind="history-summary", relevance="background", size=2)
+    result = build_context_packet(request([summary, candidate("evidence-a", size=3)], budget=10))
+    root = parse(render_svg(result, "en"))
+    segments = [
+        r
+        for r in root.iter(f"{SVG_NS}rect")
+        if r.get("class") in ("s1", "s2") and float(r.get("height")) == 28
+    ]
+    assert [float(s.get("width")) for s in segments] == pytest.approx([3 * 34.4, 2 * 34.4])
+    assert float(segments[0].get("x")) < float(segments[1].get("x"))
+    text = shown_text(root)
+    assert text.index("evidence-a") < text.index("summary-b")
+    assert "unused 5" in text
+    grid = [p for p in root.iter(f"{SVG_NS}path") if p.get("class") == "k-grid"]
+    assert len(grid) == 9  # one line between each two of the 10 cells
+
+
+def test_huge_budget_is_scaled_and_says_so():
+    result = build_context_packet(
+        request([candidate("big", size=400_000_000), candidate("small", size=1)], budget=1_000_000_000)
+    )
+    root = parse(render_svg(result, "en"))
+    text = shown_text(root)
+    assert "scaled: one cell = 50000000 units" in text
+    grid = [p for p in root.iter(f"{SVG_NS}path") if p.get("class") == "k-grid"]
+    assert len(grid) == 19
+    assert "big" in text and "small" in text
+
+
+def test_long_lists_are_cut_and_counted():
+    many = [candidate(f"item-{n:03}", size=1) for n in range(MAX_ROWS + 30)]
+    result = build_context_packet(request(many, budget=len(many)))
+    svg = render_svg(result, "en")
+    text = shown_text(parse(svg))
+    assert f"item-{MAX_ROWS - 1:03}" in text and f"item-{MAX_ROWS:03}" not in text
+    assert "and 30 more" in text
+    assert "42 selected" in parse(svg)[1].text
+    assert len(svg.encode()) <= 16384
+    assert render_table(result, "en").count("<tr>") == len(many) + 1  # the table has them all
+
+
+def test_blocked_and_empty_results():
+    blocked = build_context_packet(request([candidate("no-source", source=None), candidate("fine")]))
+    text = shown_text(parse(render_svg(blocked, "en")))
+    assert "state blocked" in text and "missing source" in text and "nothing was selected" in text
+    empty = build_context_packet(request([]))
+    assert "状态 ready" in shown_text(parse(render_svg(empty, "zh")))
+    assert render_table(empty, "en") == "<p>No candidates: evidence is empty.</p>"
+
+
+def test_not_a_result_is_a_clear_error():
+    with pytest.raises(ValueError, match="not a build_context_packet result"):
+        render_svg({"state": "ready"})
+    with pytest.raises(ValueError, match="lang must be one of zh, en"):
+        render_svg(build_context_packet(demo_request()), lang="fr")
+    with pytest.raises(ValueError, match="format must be"):
+        render_table(build_context_packet(demo_request()), format="csv")
+
+
+def test_self_contained():
+    for svg in (render_svg(build_context_packet(demo_request())), render_rules_flow("en")):
+        lowered = svg.lower()
+        for bad in ("<script", "href", "url(", "<image", "<foreignobject", "<style", "style=", "@import"):
+            assert bad not in lowered, bad
+        assert re.findall(r"https?://[^\"' ]+", svg) == ["http://www.w3.org/2000/svg"]
+
+
+def test_markdown_table_escapes_pipes():
+    result = build_context_packet(request([candidate("a|b`c")]))
+    table = render_table(result, "zh", "markdown")
+    assert table.splitlines()[0] == "| id | 种类 | 决定 | 规则 | 剩余预算：前 → 后 |"
+    assert "`a&#124;b&#96;c`" in table
+
+
+def test_problems_keep_their_path():
+    html = render_problems(
+        [
+            "$.budgetUnits: must be an integer greater than 0, got 0 (integer)",
+            '$.candidates[0]["we: ird"]: unknown key (allowed: id)',
+            "$: must be an object, got <script> (string)",
+            "something without a path",
+        ],
+        "en",
+    )
+    assert "<li><code>$.budgetUnits</code> must be an integer greater than 0, got 0 (integer)</li>" in html
+    assert "<li><code>$.candidates[0][&quot;we: ird&quot;]</code> unknown key (allowed: id)</li>" in html
+    assert "<li><code>$</code> must be an object, got &lt;script&gt; (string)</li>" in html
+    assert "<li><em>the whole request</em> something without a path</li>" in html
+    assert "4 problems" in html
+
+
+# --------------------------------------------------------------------------- colours
+
+
+def css_blocks() -> dict[str, dict[str, str]]:
+    text = re.sub(r"/\*.*?\*/", "", CSS.read_text(encoding="utf-8"), flags=re.S)
+    blocks = {}
+    for name, selector in (
+        ("light", r":root"),
+        ("dark", r'\[data-md-color-scheme="slate"\]'),
+        ("print", r"@media print\s*\{\s*\.hbf"),
+    ):
+        match = re.search(selector + r"\s*\{([^}]*)\}", text)
+        assert match, f"figure.css has no {name} block"
+        blocks[name] = dict(re.findall(r"--hbf-([\w-]+):\s*(#[0-9a-fA-F]{6})\s*;", match.group(1)))
+    return blocks
+
+
+def luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+TEXT_ON = [
+    ("fg", "bg"),
+    ("muted", "bg"),
+    ("fg", "s1"),
+    ("fg", "s2"),
+    ("okt", "ok"),
+    ("rft", "rf"),
+    ("bkt", "bk"),
+]
+
+
+def test_light_colours_of_the_stylesheet_are_the_svgs_own():
+    assert css_blocks()["light"] == LIGHT_COLOURS
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark", "print"])
+def test_every_text_colour_has_contrast_of_4_5(scheme):
+    colours = css_blocks()[scheme]
+    assert set(colours) == set(LIGHT_COLOURS), "every scheme defines every colour"
+    low = {f"{text} on {fill}": round(contrast(colours[text], colours[fill]), 2) for text, fill in TEXT_ON}
+    assert all(value >= 4.5 for value in low.values()), low
+    assert contrast(colours["line"], colours["bg"]) >= 3, "lines and borders need 3:1 (WCAG 1.4.11)"
+
+
+def test_every_class_the_svg_uses_has_a_colour_rule():
+    css = CSS.read_text(encoding="utf-8")
+    svg = (
+        render_svg(
+            build_context_packet(
+                request([candidate("x", size=9, reference="r"), candidate("y", freshness="expired")])
+            )
+        )
+        + render_rules_flow()
+    )
+    classes = {name for value in re.findall(r'class="([^"]+)"', svg) for name in value.split()} - {
+        "hbf",
+        "hbf-packet",
+        "hbf-flow",
+    }
+    missing = [name for name in classes if f".hbf .{name} {{" not in css]
+    assert not missing, missing
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def run_cli(argv, stdin_text=""):
+    out, err = io.StringIO(), io.StringIO()
+    stdin = io.TextIOWrapper(io.BytesIO(stdin_text.encode("utf-8")), encoding="utf-8")
+    code = main(argv, stdin=stdin, stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_svg_prints_the_figure_and_keeps_the_exit_code():
+    text = json.dumps(demo_request())
+    code, out, err = run_cli(["build", "--format", "svg", "-"], text)
+    assert (code, err) == (0, "")
+    assert out == render_svg(build_context_packet(demo_request()), "zh")
+    code, out, _ = run_cli(["build", "--format", "svg", "--lang", "en", "-"], text)
+    assert out == render_svg(build_context_packet(demo_request()), "en")
+    refresh = request([candidate("old", freshness="expired")])
+    assert run_cli(["build", "--format", "svg", "-"], json.dumps(refresh))[0] == 3
+
+
+def test_cli_json_stays_the_default():
+    code, out, _ = run_cli(["build", "-"], json.dumps(demo_request()))
+    assert code == 0 and json.loads(out) == build_context_packet(demo_request())
+
+
+def test_cli_svg_of_an_invalid_request_prints_only_the_problems():
+    code, out, err = run_cli(["build", "--format", "svg", "-"], json.dumps(request([], budget=0)))
+    assert (code, out) == (2, "")
+    assert err == "$.budgetUnits: must be an integer greater than 0, got 0 (integer)\n"
+    assert run_cli(["build", "--format", "png", "-"], "{}")[0] == 2
+
+
+# --------------------------------------------------------------------------- the build step
+
+
+def fenced(title: str, body: str, lang: str = "json", indent: str = "") -> str:
+    lines = [f'```{lang} title="{title}"', *body.split("\n"), "```"]
+    return "\n".join(indent + line if line else "" for line in lines)
+
+
+def pair_page(result_text: str, indent: str = "") -> str:
+    req = json.dumps(demo_request(), ensure_ascii=False, indent=2)
+    return "\n".join(
+        [
+            "Intro.",
+            "",
+            fenced("request.json", req, indent=indent),
+            "",
+            fenced("result.json", result_text, indent=indent),
+            "",
+            "After.",
+        ]
+    )
+
+
+def test_a_pair_becomes_tabs_with_the_figure_first():
+    result = json.dumps(build_context_packet(demo_request()), ensure_ascii=False, indent=2)
+    for indent in ("", "    "):
+        out = hook.rewrite(pair_page(result, indent), "en", "page.md")
+        tabs = [line.strip() for line in out.markdown.splitlines() if line.strip().startswith("===")]
+        assert tabs == ['=== "Figure"', '=== "request.json"', '=== "result.json"']
+        assert out.markdown.count('```json title="request.json"') == 1
+        assert f'{indent}    ```json title="result.json"' in out.markdown
+        ((key, html),) = out.figures.items()
+        assert f"{indent}    {key}" in out.markdown
+        assert html.startswith('<figure class="hb-figure" data-hb-figure="packet">\n<svg')
+        assert "<table>" in html
+        assert hook.fill(f"<p>x</p><p>{key}</p>", out.figures, "page.md") == f"<p>x</p>{html}"
+
+
+def test_a_wrong_result_stops_the_build():
+    result = build_context_packet(demo_request())
+    result["packet"]["usedBudgetUnits"] = 4
+    with pytest.raises(PluginError, match=r"page.md, line 3: the page's result.json differs"):
+        hook.rewrite(pair_page(json.dumps(result, indent=2)), "zh", "page.md")
+
+
+def test_a_wrong_error_stops_the_build():
+    req = json.dumps(request([], budget=0))
+    page = "\n".join(
+        [
+            fenced("request.json", req),
+            "",
+            fenced("InvalidRequestError", "$.budgetUnits: some other words", "text"),
+        ]
+    )
+    with pytest.raises(PluginError, match="differs from the builder's problems"):
+        hook.rewrite(page, "zh", "page.md")
+    accepted = "\n".join(
+        [fenced("request.json", json.dumps(demo_request())), "", fenced("InvalidRequestError", "x", "text")]
+    )
+    with pytest.raises(PluginError, match="accepted the request"):
+        hook.rewrite(accepted, "zh", "page.md")
+
+
+def test_a_refused_request_shows_its_problems():
+    req = json.dumps(request([], budget=0))
+    page = "\n".join(
+        [
+            fenced("request.json", req),
+            "",
+            fenced(
+                "InvalidRequestError",
+                "$.budgetUnits: must be an integer greater than 0, got 0 (integer)",
+                "text",
+            ),
+        ]
+    )
+    out = hook.rewrite(page, "zh", "page.md")
+    assert '=== "问题"' in out.markdown and '=== "InvalidRequestError"' in out.markdown
+    (html,) = out.figures.values()
+    assert "<li><code>$.budgetUnits</code> must be an integer greater than 0, got 0 (integer)</li>" in html
+
+
+def test_markers():
+    out = hook.rewrite(
+        "Text.\n\n<!-- hb-figure: rules-flow -->\n\n<!-- hb-figure: packet cli-ready.json -->\n", "en", "p.md"
+    )
+    flow, packet = out.figures.values()
+    assert 'data-hb-figure="rules-flow"' in flow and render_rules_flow("en") in flow
+    assert 'data-hb-figure="packet"' in packet
+    with pytest.raises(PluginError, match="unknown figure 'pie'"):
+        hook.rewrite("<!-- hb-figure: pie -->", "en", "p.md")
+    with pytest.raises(PluginError, match="needs a request file"):
+        hook.rewrite("<!-- hb-figure: packet ../../pyproject.toml -->", "en", "p.md")
+    # A marker inside a fence is text, not a figure.
+    assert hook.rewrite("```text\n<!-- hb-figure: rules-flow -->\n```", "en", "p.md").figures == {}
+
+
+def test_a_placeholder_that_did_not_render_stops_the_build():
+    with pytest.raises(PluginError, match="was not rendered"):
+        hook.fill("<p>nothing</p>", {"HBFIGUREPLACEHOLDER1Z": "<figure></figure>"}, "p.md")
+
+
+def test_every_pair_on_every_built_page_shows_a_figure(built_site):
+    missing = []
+    for path in sorted(DOCS.rglob("*.md")):
+        relative = path.relative_to(DOCS)
+        if "examples" in relative.parts:
+            continue
+        lines = path.read_text(encoding="utf-8").split("\n")
+        found = hook.fences(lines)
+        pairs = sum(
+            1
+            for a, b in itertools.pairwise(found)
+            if a.title == "request.json" and b.title in ("result.json", "InvalidRequestError")
+        )
+        if not pairs:
+            continue
+        name = relative.as_posix()
+        prefix = "en/" if name.endswith(".en.md") else ""
+        stem = name.removesuffix(".en.md").removesuffix(".md")
+        url = prefix + ("" if stem == "index" else stem.removesuffix("/index").removesuffix("index") + "/")
+        built = (built_site.path / url / "index.html").read_text(encoding="utf-8")
+        shown = built.count('data-hb-figure="packet"') + built.count('data-hb-problems=""')
+        if shown != pairs:
+            missing.append(f"{name}: {pairs} pairs, {shown} figures")
+    assert not missing, missing
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    from harnessbook import figure
+
+    outcome = doctest.testmod(figure, optionflags=doctest.ELLIPSIS)
+    assert outcome.attempted >= 4
+    assert outcome.failed == 0
