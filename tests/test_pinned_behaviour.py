@@ -1,0 +1,263 @@
+"""Behaviour that mutation testing found unpinned (issue 17).
+
+Each test here was checked to fail on the small edit (the mutant) named in its docstring: a
+changed constant, a ``<`` turned into ``<=``, a ``continue`` turned into ``break``. They go
+through the public interface (``main``, ``validate_request``, ``build_context_packet``,
+``demo_request``) so they pin what a caller sees, not how the code is written.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from harnessbook import InvalidRequestError, build_context_packet, demo_request, validate_request
+from harnessbook.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER = ROOT / "docs" / "chapters" / "06-context-packet"
+
+
+def problems_of(request: object) -> list[str]:
+    with pytest.raises(InvalidRequestError) as caught:
+        validate_request(request)
+    return list(caught.value.problems)
+
+
+def candidate(cid: str, **changes: object) -> dict:
+    item = {
+        "id": cid,
+        "kind": "direct-evidence",
+        "source": "injected:test-output",
+        "capturedAt": "2026-07-15",
+        "relevance": "current",
+        "freshness": "fresh",
+        "sizeUnits": 1,
+        "content": "x",
+    }
+    item.update(changes)
+    return item
+
+
+def request_with(*candidates: dict, **changes: object) -> dict:
+    request = {**demo_request(), "candidates": list(candidates)}
+    request.update(changes)
+    return request
+
+
+# ---------------------------------------------------------------------------
+# 1. The CLI reads a request from a text stream that has no .buffer
+# ---------------------------------------------------------------------------
+
+
+def test_build_reads_a_text_stream_without_a_buffer():
+    """Mutant: the encoding name in ``stdin.read().encode("utf-8")`` changed."""
+    stdin = io.StringIO(json.dumps(demo_request(), ensure_ascii=False))
+    assert not hasattr(stdin, "buffer")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["build", "-"], stdin=stdin, stdout=out, stderr=err)
+    assert (code, err.getvalue()) == (0, "")
+    assert json.loads(out.getvalue()) == build_context_packet(demo_request())
+    assert "定位单一测试失败" in out.getvalue()
+
+
+def test_build_reads_a_text_stream_that_starts_with_a_byte_order_mark():
+    """Mutant: ``decode("utf-8-sig")`` turned into another codec name."""
+    stdin = io.StringIO("\ufeff" + json.dumps(demo_request(), ensure_ascii=False))
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["build", "-"], stdin=stdin, stdout=out, stderr=err) == 0
+    assert json.loads(out.getvalue()) == build_context_packet(demo_request())
+
+
+# ---------------------------------------------------------------------------
+# 2. harnessbook build: its usage and its error text
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def wide_terminal(monkeypatch):
+    # argparse wraps usage and help to $COLUMNS; fix it so the text is the same everywhere.
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("NO_COLOR", "1")  # Python 3.14's argparse colours only a terminal anyway
+
+
+def test_build_without_a_file_names_the_missing_argument(wide_terminal, capsys):
+    """Mutants: the ``FILE`` metavar, the ``file`` destination or the ``prog`` name changed."""
+    assert main(["build"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "usage: harnessbook build [-h] FILE\n"
+        "harnessbook build: error: the following arguments are required: FILE\n"
+    )
+
+
+def test_build_help_explains_the_file_argument(wide_terminal, capsys):
+    """Mutant: the help text of ``FILE`` changed."""
+    assert main(["build", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: harnessbook build [-h] FILE\n")
+    assert re.search(r"^  FILE +a JSON file, or - for standard input$", out, re.M), out
+
+
+def test_top_level_help_lists_every_command_and_every_exit_code(wide_terminal, capsys):
+    """Mutants: a command's help, the description or the epilog changed."""
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: harnessbook [-h] COMMAND ...\n")
+    assert "Build chapter 6's minimal context packet from a JSON request." in out
+    for command, text in [
+        ("demo", "print the packet of the chapter's demo request"),
+        ("build", "read a request as JSON and print the result"),
+        ("schema", "print the JSON Schema of the request or the result"),
+    ]:
+        assert re.search(rf"^    {command} +{re.escape(text)}$", out, re.M), (command, out)
+    assert " ".join(out.split()).endswith(
+        "exit codes: 0 ready, 1 unreadable input, 2 invalid request, 3 refresh_required, "
+        "4 blocked, 141 output closed early"
+    )
+
+
+def test_schema_usage_names_its_choices(wide_terminal, capsys):
+    """Mutants: the schema choices or their order changed."""
+    assert main(["schema"]) == 2
+    assert capsys.readouterr().err == (
+        "usage: harnessbook schema [-h] {request,result}\n"
+        "harnessbook schema: error: the following arguments are required: name\n"
+    )
+
+
+def test_no_command_is_a_usage_error_naming_command(wide_terminal, capsys):
+    """Mutant: ``required=True`` of the sub-commands dropped (then no command ran build)."""
+    assert main([]) == 2
+    assert capsys.readouterr().err == (
+        "usage: harnessbook [-h] COMMAND ...\n"
+        "harnessbook: error: the following arguments are required: COMMAND\n"
+    )
+
+
+# ---------------------------------------------------------------------------
+# 3. A value is shown whole up to 60 characters, and cut from 61 on
+# ---------------------------------------------------------------------------
+
+SHOWN_WIDTH = 60
+"""How many characters of a caller's value an error message shows before cutting it."""
+
+
+def budget_problem(value: object) -> str:
+    [problem] = problems_of({**demo_request(), "budgetUnits": value})
+    return problem
+
+
+def test_a_value_of_exactly_the_width_is_shown_whole():
+    """Mutant: ``len(text) <= 60`` turned into ``< 60``."""
+    value = "x" * (SHOWN_WIDTH - 2)  # shown as JSON: two quotes, so exactly 60 characters
+    assert budget_problem(value) == (
+        f'$.budgetUnits: must be an integer greater than 0, got "{value}" (string)'
+    )
+
+
+def test_a_value_one_over_the_width_is_cut_to_the_width():
+    """Mutants: ``<= 60`` turned into ``<= 61``; the cut at 57 or the "..." changed."""
+    value = "x" * (SHOWN_WIDTH - 1)  # 61 characters as JSON
+    shown = '"' + "x" * (SHOWN_WIDTH - 4) + "..."
+    assert len(shown) == SHOWN_WIDTH
+    assert budget_problem(value) == (
+        f"$.budgetUnits: must be an integer greater than 0, got {shown} (string)"
+    )
+
+
+def test_a_value_that_is_not_json_is_shown_by_repr_and_cut_the_same_way():
+    """Mutant: the fallback to ``repr`` (a set is not JSON) changed."""
+    assert budget_problem({1}) == "$.budgetUnits: must be an integer greater than 0, got {1} (Python set)"
+    long = set(range(100))
+    problem = budget_problem(long)
+    shown = problem.split("got ", 1)[1].rsplit(" (", 1)[0]
+    assert shown == repr(long)[: SHOWN_WIDTH - 3] + "..."
+
+
+# ---------------------------------------------------------------------------
+# 4 and 5. The cross-field check reports every problem, not just the first
+# ---------------------------------------------------------------------------
+
+
+def summary(cid: str, conflicts: object) -> dict:
+    return candidate(cid, kind="history-summary", relevance="background", conflictsWith=conflicts)
+
+
+def test_conflicts_of_later_candidates_are_checked_after_one_of_the_wrong_type():
+    """Mutant: ``continue`` turned into ``break`` after a ``conflictsWith`` of the wrong type."""
+    request = request_with(
+        candidate("failure-output"),
+        summary("old-summary", 7),
+        summary("older-summary", "ghost"),
+        summary("oldest-summary", ["oldest-summary"]),
+    )
+    assert problems_of(request) == [
+        "$.candidates[1].conflictsWith: must be a candidate id or a list of ids, got 7 (integer)",
+        '$.candidates[2].conflictsWith: names "ghost", which is not a candidate id of this request',
+        "$.candidates[3].conflictsWith[0]: a candidate cannot conflict with itself",
+    ]
+
+
+def test_conflicts_of_later_candidates_are_checked_after_one_without_conflicts():
+    """Mutant: ``continue`` turned into ``break`` after a candidate that declares no conflicts."""
+    request = request_with(summary("a", ["b"]), candidate("b"), summary("c", "ghost"))
+    assert problems_of(request) == [
+        '$.candidates[2].conflictsWith: names "ghost", which is not a candidate id of this request',
+    ]
+
+
+def test_every_target_is_checked_after_a_blank_one():
+    """Mutant: ``continue`` turned into ``break`` after a blank target."""
+    request = request_with(candidate("failure-output"), summary("old-summary", ["", "ghost", "  ", "failure-output", "old-summary"]))
+    assert problems_of(request) == [
+        '$.candidates[1].conflictsWith[0]: must be a non-blank candidate id, got "" (string)',
+        '$.candidates[1].conflictsWith[2]: must be a non-blank candidate id, got "  " (string)',
+        '$.candidates[1].conflictsWith[1]: names "ghost", which is not a candidate id of this request',
+        "$.candidates[1].conflictsWith[4]: a candidate cannot conflict with itself",
+    ]
+
+
+def test_a_target_that_is_not_a_string_does_not_stop_the_check():
+    """Mutant: the same ``continue`` turned into ``break`` for a non-string target."""
+    request = request_with(summary("old-summary", [3, "ghost"]))
+    assert problems_of(request) == [
+        "$.candidates[0].conflictsWith[0]: must be a non-blank candidate id, got 3 (integer)",
+        '$.candidates[0].conflictsWith[1]: names "ghost", which is not a candidate id of this request',
+    ]
+
+
+# ---------------------------------------------------------------------------
+# 6. demo_request() is the demo request the book prints in full
+# ---------------------------------------------------------------------------
+
+
+def book_demo_request(page: Path) -> dict:
+    """The request.json fence of the section "The shape of a result" ({#result-shape})."""
+    text = page.read_text(encoding="utf-8")
+    section = text.split("{#result-shape}", 1)[1]
+    fence = re.search(r'```json title="request\.json"\n(.*?)\n```', section, re.S)
+    assert fence is not None, f"{page}: no request.json fence after {{#result-shape}}"
+    return json.loads(fence.group(1))
+
+
+@pytest.mark.parametrize("page", ["output.md", "output.en.md"])
+def test_demo_request_is_the_request_the_book_prints(page):
+    """Mutants: any value of ``demo_request()`` changed (a content, a source, a size, the budget)."""
+    printed = book_demo_request(CHAPTER / page)
+    assert demo_request() == printed
+    # Key order too: it is the order the page shows and the CLI's demo prints.
+    assert json.dumps(demo_request(), ensure_ascii=False) == json.dumps(printed, ensure_ascii=False)
+
+
+def test_demo_request_is_a_fresh_dict_each_call():
+    """Its docstring promises callers may change what they get."""
+    first = demo_request()
+    first["candidates"][0]["content"] = "changed"
+    first["taskAnchor"]["goal"] = "changed"
+    assert demo_request() == book_demo_request(CHAPTER / "output.md")
