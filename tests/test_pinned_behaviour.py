@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from pathlib import Path
 
@@ -261,3 +262,109 @@ def test_demo_request_is_a_fresh_dict_each_call():
     first["candidates"][0]["content"] = "changed"
     first["taskAnchor"]["goal"] = "changed"
     assert demo_request() == book_demo_request(CHAPTER / "output.md")
+
+
+# ---------------------------------------------------------------------------
+# The CLI in process: what the subprocess tests show, pinned where mutation testing sees it
+# ---------------------------------------------------------------------------
+
+
+def run_bytes(argv: list[str], data: bytes, encoding: str = "utf-8") -> tuple[int, str, str]:
+    stdin = io.TextIOWrapper(io.BytesIO(data), encoding=encoding)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, stdin=stdin, stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_standard_input_is_read_as_bytes_whatever_its_text_encoding():
+    """Mutants: the ``.buffer`` lookup dropped, so a pipe is decoded by the locale's codec."""
+    data = json.dumps(demo_request(), ensure_ascii=False).encode("utf-8")
+    code, out, err = run_bytes(["build", "-"], data, encoding="ascii")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == build_context_packet(demo_request())
+
+
+def test_a_lone_surrogate_is_printed_escaped_in_process():
+    """Mutants: the replacement of a lone surrogate by its ``\\uXXXX`` escape changed."""
+    request = demo_request()
+    request["candidates"][0]["content"] = "a\ud800b"
+    data = json.dumps(request).encode("ascii")  # JSON escapes it: "a\\ud800b"
+    code, out, err = run_bytes(["build", "-"], data)
+    assert (code, err) == (0, "")
+    assert '"content": "a\\ud800b"' in out
+    assert json.loads(out) == build_context_packet(request)
+    assert "定位单一测试失败" in out  # other text stays unescaped
+
+
+def test_a_missing_file_is_reported_by_its_reason(tmp_path):
+    """Mutant: ``error.strerror or error`` turned into ``and`` (the whole exception printed)."""
+    path = tmp_path / "nope.json"
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["build", str(path)], stdout=out, stderr=err) == 1
+    assert (out.getvalue(), err.getvalue()) == ("", f"harnessbook: cannot read {path}: No such file or directory\n")
+
+
+def test_schema_help_explains_its_argument(wide_terminal, capsys):
+    """Mutant: the help text of the schema name dropped."""
+    assert main(["schema", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^  \{request,result\} +which schema$", out, re.M), out
+
+
+class AsciiTerminal(io.TextIOWrapper):
+    """A standard output whose locale is ASCII, as under ``LANG=C``."""
+
+    def __init__(self) -> None:
+        super().__init__(io.BytesIO(), encoding="ascii")
+
+
+def test_without_a_stdout_argument_the_output_is_utf8(monkeypatch):
+    """Mutants: the ``reconfigure(encoding="utf-8")`` of ``sys.stdout`` dropped or changed."""
+    terminal = AsciiTerminal()
+    monkeypatch.setattr("sys.stdout", terminal)
+    assert main(["demo"], stderr=io.StringIO()) == 0
+    terminal.flush()
+    printed = terminal.buffer.getvalue().decode("utf-8")
+    assert json.loads(printed) == build_context_packet(demo_request())
+    assert "定位单一测试失败" in printed
+
+
+class ClosedPipe(io.StringIO):
+    """A standard output whose reader has gone away."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self) -> int:
+        return self.fd
+
+
+def test_a_closed_output_exits_141_and_points_stdout_at_devnull(monkeypatch, tmp_path):
+    """Mutants: the ``stdout is sys.stdout`` check or the ``dup2`` onto /dev/null changed."""
+    path = tmp_path / "stdout"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    try:
+        monkeypatch.setattr("sys.stdout", ClosedPipe(fd))
+        err = io.StringIO()
+        assert main(["demo"], stderr=err) == 141
+        assert err.getvalue() == ""
+        os.write(fd, b"after")  # the interpreter's final flush would write here: now /dev/null
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b""
+
+
+def test_a_closed_output_given_as_an_argument_is_left_alone(tmp_path):
+    """The caller's own stream is never redirected: only the process's standard output is."""
+    path = tmp_path / "stdout"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    try:
+        assert main(["demo"], stdout=ClosedPipe(fd), stderr=io.StringIO()) == 141
+        os.write(fd, b"after")
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b"after"
