@@ -368,3 +368,104 @@ def test_a_closed_output_given_as_an_argument_is_left_alone(tmp_path):
     finally:
         os.close(fd)
     assert path.read_bytes() == b"after"
+
+
+# ---------------------------------------------------------------------------
+# How a problem shows a value: JSON, unescaped, NaN as JSON writes it
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        pytest.param("八", '"八" (string)', id="chinese-unescaped"),
+        pytest.param(float("nan"), "NaN (number)", id="nan"),
+        pytest.param(float("-inf"), "-Infinity (number)", id="minus-infinity"),
+        pytest.param(8.0, "8.0 (number)", id="float"),
+        pytest.param(True, "true (boolean)", id="boolean"),
+        pytest.param(None, "null (null)", id="null"),
+        pytest.param([8], "[8] (array)", id="array"),
+        pytest.param({"n": 8}, '{"n": 8} (object)', id="object"),
+        pytest.param(b"8", "b'8' (Python bytes)", id="bytes"),
+    ],
+)
+def test_a_value_is_shown_as_json_with_its_json_type(value, shown):
+    """Mutants: ``ensure_ascii=False`` or ``allow_nan=True`` of the rendering changed."""
+    assert budget_problem(value) == f"$.budgetUnits: must be an integer greater than 0, got {shown}"
+
+
+# ---------------------------------------------------------------------------
+# Why a capturedAt is refused, word for word
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        pytest.param(
+            " 2026-07-15",
+            "must be an RFC 3339 date or date-time without surrounding whitespace",
+            id="valid-but-padded",
+        ),
+        pytest.param(
+            "2026-07-15T09:30:00Z\n",
+            "must be an RFC 3339 date or date-time without surrounding whitespace",
+            id="valid-date-time-with-a-newline",
+        ),
+        pytest.param(
+            "2026-02-30",
+            "has the RFC 3339 shape but is not a real calendar date or time of day",
+            id="not-a-real-date",
+        ),
+        pytest.param(
+            "2026-07-15T24:00:00Z",
+            "has the RFC 3339 shape but is not a real calendar date or time of day",
+            id="not-a-real-time",
+        ),
+        pytest.param(
+            " yesterday",
+            "must be an RFC 3339 date (2026-07-15) or date-time with a time zone (2026-07-15T09:30:00Z)",
+            id="padded-and-not-a-date",
+        ),
+        pytest.param(
+            " 2026-02-30",
+            "must be an RFC 3339 date (2026-07-15) or date-time with a time zone (2026-07-15T09:30:00Z)",
+            id="padded-and-not-a-real-date",
+        ),
+    ],
+)
+def test_a_refused_capture_time_says_why(value, why):
+    """Mutants: the wording, or the ``and`` and ``!=`` that choose between the three reasons."""
+    request = request_with(candidate("failure-output", capturedAt=value))
+    shown = json.dumps(value, ensure_ascii=False)
+    assert problems_of(request) == [f"$.candidates[0].capturedAt: {why}, got {shown} (string)"]
+
+
+# ---------------------------------------------------------------------------
+# The shape of conflictsWith, word for word
+# ---------------------------------------------------------------------------
+
+
+def test_only_a_history_summary_may_declare_conflicts_and_the_problem_names_the_kind():
+    """Mutants: the kind shown (or "missing") in the problem changed."""
+    request = request_with(candidate("failure-output"), candidate("note", kind="reference", conflictsWith="failure-output"))
+    assert problems_of(request) == [
+        "$.candidates[1].conflictsWith: only a history-summary may declare conflicts; "
+        'this candidate\'s kind is "reference"',
+    ]
+
+
+def test_a_conflict_on_a_candidate_without_a_kind_says_the_kind_is_missing():
+    request = request_with(candidate("failure-output"), candidate("note", conflictsWith="failure-output"))
+    del request["candidates"][1]["kind"]
+    assert problems_of(request) == [
+        "$.candidates[1].kind: required key is missing",
+        "$.candidates[1].conflictsWith: only a history-summary may declare conflicts; "
+        "this candidate's kind is missing",
+    ]
+
+
+def test_a_repeated_conflict_target_is_named():
+    """Mutant: the repeated id in the problem changed."""
+    request = request_with(candidate("failure-output"), summary("old-summary", ["failure-output", "failure-output"]))
+    assert problems_of(request) == ['$.candidates[1].conflictsWith[1]: repeats id "failure-output"']
