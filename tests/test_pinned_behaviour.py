@@ -469,3 +469,43 @@ def test_a_repeated_conflict_target_is_named():
     """Mutant: the repeated id in the problem changed."""
     request = request_with(candidate("failure-output"), summary("old-summary", ["failure-output", "failure-output"]))
     assert problems_of(request) == ['$.candidates[1].conflictsWith[1]: repeats id "failure-output"']
+
+
+def test_an_integer_too_large_to_show_is_named_by_its_type():
+    """Mutant: the type named in ``<integer too large to show>`` changed."""
+    request = request_with(candidate("failure-output", sizeUnits=-(10**5000)))
+    assert problems_of(request) == [
+        "$.candidates[0].sizeUnits: must be an integer >= 0, got <integer too large to show> (integer)"
+    ]
+
+
+# ---------------------------------------------------------------------------
+# The validator's fast path takes every common, clean shape (else it would save nothing)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        pytest.param({}, id="plain"),
+        pytest.param({"sizeUnits": 0}, id="size-0"),
+        pytest.param({"source": None, "capturedAt": None}, id="provenance-null"),
+        pytest.param({"capturedAt": "2026-07-15T09:30:00+08:00"}, id="date-time"),
+        pytest.param({"reference": "artifact://x"}, id="reference"),
+        pytest.param({"kind": "history-summary", "conflictsWith": "failure-output"}, id="one-conflict"),
+        pytest.param({"kind": "history-summary", "conflictsWith": ["a", "b"]}, id="conflict-list"),
+    ],
+)
+def test_the_fast_path_takes_every_clean_shape(changes):
+    """Mutants: ``size < 0`` turned into ``<= 0``; a string ``conflictsWith`` refused.
+
+    Refusing would only cost time (the detailed walk accepts the same candidate), which is
+    why only the fast path itself can show it.
+    """
+    from harnessbook.context_packet.validation import _check_candidate, _is_clean_candidate
+
+    item = candidate("failure-output", **changes)
+    problems: list[str] = []
+    _check_candidate(item, "$.candidates[0]", problems)
+    assert problems == []
+    assert _is_clean_candidate(item)

@@ -175,7 +175,7 @@ def _check_conflicts_shape(candidate: dict, path: str, problems: list[str]) -> N
 
 
 def _conflict_targets(candidate: dict) -> list[str]:
-    value = candidate.get("conflictsWith", ())
+    value = candidate["conflictsWith"]
     return [value] if isinstance(value, str) else list(value)
 
 
