@@ -110,7 +110,7 @@ def test_top_level_help_lists_every_command_and_every_exit_code(wide_terminal, c
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: harnessbook [-h] COMMAND ...\n")
-    assert "Build chapter 6's minimal context packet from a JSON request." in out
+    assert "\nBuild chapter 6's minimal context packet from a JSON request.\n" in out
     for command, text in [
         ("demo", "print the packet of the chapter's demo request"),
         ("build", "read a request as JSON and print the result"),
@@ -469,6 +469,16 @@ def test_a_repeated_conflict_target_is_named():
     """Mutant: the repeated id in the problem changed."""
     request = request_with(candidate("failure-output"), summary("old-summary", ["failure-output", "failure-output"]))
     assert problems_of(request) == ['$.candidates[1].conflictsWith[1]: repeats id "failure-output"']
+
+
+def test_a_value_nested_too_deeply_to_show_is_named_by_its_type():
+    """Mutant: the type named in ``<array nested too deeply to show>`` changed."""
+    nested: list = []
+    for _ in range(100_000):
+        nested = [nested]
+    assert budget_problem(nested) == (
+        "$.budgetUnits: must be an integer greater than 0, got <array nested too deeply to show> (array)"
+    )
 
 
 def test_an_integer_too_large_to_show_is_named_by_its_type():
