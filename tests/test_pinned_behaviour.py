@@ -519,3 +519,37 @@ def test_the_fast_path_takes_every_clean_shape(changes):
     _check_candidate(item, "$.candidates[0]", problems)
     assert problems == []
     assert _is_clean_candidate(item)
+
+
+# ---------------------------------------------------------------------------
+# Every problem shows the value it is about
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("request_", "problem"),
+    [
+        pytest.param([], "$: a request must be an object, got [] (array)", id="request"),
+        pytest.param({**demo_request(), "taskAnchor": "x"}, '$.taskAnchor: must be an object, got "x" (string)', id="anchor"),
+        pytest.param({**demo_request(), "candidates": {}}, "$.candidates: must be an array, got {} (object)", id="candidates"),
+        pytest.param({**demo_request(), 1: 2}, "$: key 1 is not a string; JSON object keys are strings", id="key"),
+        pytest.param(
+            request_with(candidate("a", reference=5)),
+            "$.candidates[0].reference: must be a string, got 5 (integer)",
+            id="reference",
+        ),
+    ],
+)
+def test_a_problem_shows_the_value_it_is_about(request_, problem):
+    """Mutants: the value passed to ``_got`` or ``_repr`` replaced by ``None``."""
+    assert problems_of(request_) == [problem]
+
+
+def test_repeated_ids_are_found_after_a_candidate_that_is_not_an_object_or_has_no_id():
+    """Mutants: ``continue`` turned into ``break`` in the first pass over the candidates."""
+    request = request_with(candidate("a"), 5, candidate(" "), candidate("a"))
+    assert problems_of(request) == [
+        "$.candidates[1]: a candidate must be an object, got 5 (integer)",
+        "$.candidates[2].id: must not be blank",
+        '$.candidates[3].id: repeats id "a" of $.candidates[0]',
+    ]
