@@ -183,7 +183,7 @@ def _check_conflicts_shape(candidate: dict[Any, Any], path: str, problems: list[
 
 
 def _conflict_targets(candidate: Candidate) -> list[str]:
-    value = candidate.get("conflictsWith", ())
+    value = candidate["conflictsWith"]
     return [value] if isinstance(value, str) else list(value)
 
 

@@ -1,0 +1,575 @@
+"""Behaviour that mutation testing found unpinned (issue 17).
+
+Each test here was checked to fail on the small edit (the mutant) named in its docstring: a
+changed constant, a ``<`` turned into ``<=``, a ``continue`` turned into ``break``. They go
+through the public interface (``main``, ``validate_request``, ``build_context_packet``,
+``demo_request``) so they pin what a caller sees, not how the code is written.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from harnessbook import InvalidRequestError, build_context_packet, demo_request, validate_request
+from harnessbook.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER = ROOT / "docs" / "chapters" / "06-context-packet"
+
+
+def problems_of(request: object) -> list[str]:
+    with pytest.raises(InvalidRequestError) as caught:
+        validate_request(request)
+    return list(caught.value.problems)
+
+
+def candidate(cid: str, **changes: object) -> dict:
+    item = {
+        "id": cid,
+        "kind": "direct-evidence",
+        "source": "injected:test-output",
+        "capturedAt": "2026-07-15",
+        "relevance": "current",
+        "freshness": "fresh",
+        "sizeUnits": 1,
+        "content": "x",
+    }
+    item.update(changes)
+    return item
+
+
+def request_with(*candidates: dict, **changes: object) -> dict:
+    request = {**demo_request(), "candidates": list(candidates)}
+    request.update(changes)
+    return request
+
+
+# ---------------------------------------------------------------------------
+# 1. The CLI reads a request from a text stream that has no .buffer
+# ---------------------------------------------------------------------------
+
+
+def test_build_reads_a_text_stream_without_a_buffer():
+    """Mutant: the encoding name in ``stdin.read().encode("utf-8")`` changed."""
+    stdin = io.StringIO(json.dumps(demo_request(), ensure_ascii=False))
+    assert not hasattr(stdin, "buffer")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["build", "-"], stdin=stdin, stdout=out, stderr=err)
+    assert (code, err.getvalue()) == (0, "")
+    assert json.loads(out.getvalue()) == build_context_packet(demo_request())
+    assert "定位单一测试失败" in out.getvalue()
+
+
+def test_build_reads_a_text_stream_that_starts_with_a_byte_order_mark():
+    """Mutant: ``decode("utf-8-sig")`` turned into another codec name."""
+    stdin = io.StringIO("\ufeff" + json.dumps(demo_request(), ensure_ascii=False))
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["build", "-"], stdin=stdin, stdout=out, stderr=err) == 0
+    assert json.loads(out.getvalue()) == build_context_packet(demo_request())
+
+
+# ---------------------------------------------------------------------------
+# 2. harnessbook build: its usage and its error text
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def wide_terminal(monkeypatch):
+    # argparse wraps usage and help to $COLUMNS; fix it so the text is the same everywhere.
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("NO_COLOR", "1")  # Python 3.14's argparse colours only a terminal anyway
+
+
+def test_build_without_a_file_names_the_missing_argument(wide_terminal, capsys):
+    """Mutants: the ``FILE`` metavar, the ``file`` destination or the ``prog`` name changed."""
+    assert main(["build"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "usage: harnessbook build [-h] FILE\n"
+        "harnessbook build: error: the following arguments are required: FILE\n"
+    )
+
+
+def test_build_help_explains_the_file_argument(wide_terminal, capsys):
+    """Mutant: the help text of ``FILE`` changed."""
+    assert main(["build", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: harnessbook build [-h] FILE\n")
+    assert re.search(r"^  FILE +a JSON file, or - for standard input$", out, re.M), out
+
+
+def test_top_level_help_lists_every_command_and_every_exit_code(wide_terminal, capsys):
+    """Mutants: a command's help, the description or the epilog changed."""
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: harnessbook [-h] COMMAND ...\n")
+    assert "\nBuild chapter 6's minimal context packet from a JSON request.\n" in out
+    for command, text in [
+        ("demo", "print the packet of the chapter's demo request"),
+        ("build", "read a request as JSON and print the result"),
+        ("schema", "print the JSON Schema of the request or the result"),
+    ]:
+        assert re.search(rf"^    {command} +{re.escape(text)}$", out, re.M), (command, out)
+    assert " ".join(out.split()).endswith(
+        "exit codes: 0 ready, 1 unreadable input, 2 invalid request, 3 refresh_required, "
+        "4 blocked, 141 output closed early"
+    )
+
+
+def test_schema_usage_names_its_choices(wide_terminal, capsys):
+    """Mutants: the schema choices or their order changed."""
+    assert main(["schema"]) == 2
+    assert capsys.readouterr().err == (
+        "usage: harnessbook schema [-h] {request,result}\n"
+        "harnessbook schema: error: the following arguments are required: name\n"
+    )
+
+
+def test_no_command_is_a_usage_error_naming_command(wide_terminal, capsys):
+    """Mutant: ``required=True`` of the sub-commands dropped (then no command ran build)."""
+    assert main([]) == 2
+    assert capsys.readouterr().err == (
+        "usage: harnessbook [-h] COMMAND ...\n"
+        "harnessbook: error: the following arguments are required: COMMAND\n"
+    )
+
+
+# ---------------------------------------------------------------------------
+# 3. A value is shown whole up to 60 characters, and cut from 61 on
+# ---------------------------------------------------------------------------
+
+SHOWN_WIDTH = 60
+"""How many characters of a caller's value an error message shows before cutting it."""
+
+
+def budget_problem(value: object) -> str:
+    [problem] = problems_of({**demo_request(), "budgetUnits": value})
+    return problem
+
+
+def test_a_value_of_exactly_the_width_is_shown_whole():
+    """Mutant: ``len(text) <= 60`` turned into ``< 60``."""
+    value = "x" * (SHOWN_WIDTH - 2)  # shown as JSON: two quotes, so exactly 60 characters
+    assert budget_problem(value) == (
+        f'$.budgetUnits: must be an integer greater than 0, got "{value}" (string)'
+    )
+
+
+def test_a_value_one_over_the_width_is_cut_to_the_width():
+    """Mutants: ``<= 60`` turned into ``<= 61``; the cut at 57 or the "..." changed."""
+    value = "x" * (SHOWN_WIDTH - 1)  # 61 characters as JSON
+    shown = '"' + "x" * (SHOWN_WIDTH - 4) + "..."
+    assert len(shown) == SHOWN_WIDTH
+    assert budget_problem(value) == (
+        f"$.budgetUnits: must be an integer greater than 0, got {shown} (string)"
+    )
+
+
+def test_a_value_that_is_not_json_is_shown_by_repr_and_cut_the_same_way():
+    """Mutant: the fallback to ``repr`` (a set is not JSON) changed."""
+    assert budget_problem({1}) == "$.budgetUnits: must be an integer greater than 0, got {1} (Python set)"
+    long = set(range(100))
+    problem = budget_problem(long)
+    shown = problem.split("got ", 1)[1].rsplit(" (", 1)[0]
+    assert shown == repr(long)[: SHOWN_WIDTH - 3] + "..."
+
+
+# ---------------------------------------------------------------------------
+# 4 and 5. The cross-field check reports every problem, not just the first
+# ---------------------------------------------------------------------------
+
+
+def summary(cid: str, conflicts: object) -> dict:
+    return candidate(cid, kind="history-summary", relevance="background", conflictsWith=conflicts)
+
+
+def test_conflicts_of_later_candidates_are_checked_after_one_of_the_wrong_type():
+    """Mutant: ``continue`` turned into ``break`` after a ``conflictsWith`` of the wrong type."""
+    request = request_with(
+        candidate("failure-output"),
+        summary("old-summary", 7),
+        summary("older-summary", "ghost"),
+        summary("oldest-summary", ["oldest-summary"]),
+    )
+    assert problems_of(request) == [
+        "$.candidates[1].conflictsWith: must be a candidate id or a list of ids, got 7 (integer)",
+        '$.candidates[2].conflictsWith: names "ghost", which is not a candidate id of this request',
+        "$.candidates[3].conflictsWith[0]: a candidate cannot conflict with itself",
+    ]
+
+
+def test_conflicts_of_later_candidates_are_checked_after_one_without_conflicts():
+    """Mutant: ``continue`` turned into ``break`` after a candidate that declares no conflicts."""
+    request = request_with(summary("a", ["b"]), candidate("b"), summary("c", "ghost"))
+    assert problems_of(request) == [
+        '$.candidates[2].conflictsWith: names "ghost", which is not a candidate id of this request',
+    ]
+
+
+def test_every_target_is_checked_after_a_blank_one():
+    """Mutant: ``continue`` turned into ``break`` after a blank target."""
+    request = request_with(
+        candidate("failure-output"),
+        summary("old-summary", ["", "ghost", "  ", "failure-output", "old-summary"]),
+    )
+    assert problems_of(request) == [
+        '$.candidates[1].conflictsWith[0]: must be a non-blank candidate id, got "" (string)',
+        '$.candidates[1].conflictsWith[2]: must be a non-blank candidate id, got "  " (string)',
+        '$.candidates[1].conflictsWith[1]: names "ghost", which is not a candidate id of this request',
+        "$.candidates[1].conflictsWith[4]: a candidate cannot conflict with itself",
+    ]
+
+
+def test_a_target_that_is_not_a_string_does_not_stop_the_check():
+    """Mutant: the same ``continue`` turned into ``break`` for a non-string target."""
+    request = request_with(summary("old-summary", [3, "ghost"]))
+    assert problems_of(request) == [
+        "$.candidates[0].conflictsWith[0]: must be a non-blank candidate id, got 3 (integer)",
+        '$.candidates[0].conflictsWith[1]: names "ghost", which is not a candidate id of this request',
+    ]
+
+
+# ---------------------------------------------------------------------------
+# 6. demo_request() is the demo request the book prints in full
+# ---------------------------------------------------------------------------
+
+
+def book_demo_request(page: Path) -> dict:
+    """The request.json fence of the section "The shape of a result" ({#result-shape})."""
+    text = page.read_text(encoding="utf-8")
+    section = text.split("{#result-shape}", 1)[1]
+    fence = re.search(r'```json title="request\.json"\n(.*?)\n```', section, re.S)
+    assert fence is not None, f"{page}: no request.json fence after {{#result-shape}}"
+    return json.loads(fence.group(1))
+
+
+@pytest.mark.parametrize("page", ["output.md", "output.en.md"])
+def test_demo_request_is_the_request_the_book_prints(page):
+    """Mutants: any value of ``demo_request()`` changed (a content, a source, a size, the budget)."""
+    printed = book_demo_request(CHAPTER / page)
+    assert demo_request() == printed
+    # Key order too: it is the order the page shows and the CLI's demo prints.
+    assert json.dumps(demo_request(), ensure_ascii=False) == json.dumps(printed, ensure_ascii=False)
+
+
+def test_demo_request_is_a_fresh_dict_each_call():
+    """Its docstring promises callers may change what they get."""
+    first = demo_request()
+    first["candidates"][0]["content"] = "changed"
+    first["taskAnchor"]["goal"] = "changed"
+    assert demo_request() == book_demo_request(CHAPTER / "output.md")
+
+
+# ---------------------------------------------------------------------------
+# The CLI in process: what the subprocess tests show, pinned where mutation testing sees it
+# ---------------------------------------------------------------------------
+
+
+def run_bytes(argv: list[str], data: bytes, encoding: str = "utf-8") -> tuple[int, str, str]:
+    stdin = io.TextIOWrapper(io.BytesIO(data), encoding=encoding)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, stdin=stdin, stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_standard_input_is_read_as_bytes_whatever_its_text_encoding():
+    """Mutants: the ``.buffer`` lookup dropped, so a pipe is decoded by the locale's codec."""
+    data = json.dumps(demo_request(), ensure_ascii=False).encode("utf-8")
+    code, out, err = run_bytes(["build", "-"], data, encoding="ascii")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == build_context_packet(demo_request())
+
+
+def test_a_lone_surrogate_is_printed_escaped_in_process():
+    """Mutants: the replacement of a lone surrogate by its ``\\uXXXX`` escape changed."""
+    request = demo_request()
+    request["candidates"][0]["content"] = "a\ud800b"
+    data = json.dumps(request).encode("ascii")  # JSON escapes it: "a\\ud800b"
+    code, out, err = run_bytes(["build", "-"], data)
+    assert (code, err) == (0, "")
+    assert '"content": "a\\ud800b"' in out
+    assert json.loads(out) == build_context_packet(request)
+    assert "定位单一测试失败" in out  # other text stays unescaped
+
+
+def test_a_missing_file_is_reported_by_its_reason(tmp_path):
+    """Mutant: ``error.strerror or error`` turned into ``and`` (the whole exception printed)."""
+    path = tmp_path / "nope.json"
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["build", str(path)], stdout=out, stderr=err) == 1
+    assert (out.getvalue(), err.getvalue()) == (
+        "",
+        f"harnessbook: cannot read {path}: No such file or directory\n",
+    )
+
+
+def test_schema_help_explains_its_argument(wide_terminal, capsys):
+    """Mutant: the help text of the schema name dropped."""
+    assert main(["schema", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^  \{request,result\} +which schema$", out, re.M), out
+
+
+class AsciiTerminal(io.TextIOWrapper):
+    """A standard output whose locale is ASCII, as under ``LANG=C``."""
+
+    def __init__(self) -> None:
+        super().__init__(io.BytesIO(), encoding="ascii")
+
+
+def test_without_a_stdout_argument_the_output_is_utf8(monkeypatch):
+    """Mutants: the ``reconfigure(encoding="utf-8")`` of ``sys.stdout`` dropped or changed."""
+    terminal = AsciiTerminal()
+    monkeypatch.setattr("sys.stdout", terminal)
+    assert main(["demo"], stderr=io.StringIO()) == 0
+    terminal.flush()
+    printed = terminal.buffer.getvalue().decode("utf-8")
+    assert json.loads(printed) == build_context_packet(demo_request())
+    assert "定位单一测试失败" in printed
+
+
+class ClosedPipe(io.StringIO):
+    """A standard output whose reader has gone away."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self) -> int:
+        return self.fd
+
+
+def test_a_closed_output_exits_141_and_points_stdout_at_devnull(monkeypatch, tmp_path):
+    """Mutants: the ``stdout is sys.stdout`` check or the ``dup2`` onto /dev/null changed."""
+    path = tmp_path / "stdout"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    try:
+        monkeypatch.setattr("sys.stdout", ClosedPipe(fd))
+        err = io.StringIO()
+        assert main(["demo"], stderr=err) == 141
+        assert err.getvalue() == ""
+        os.write(fd, b"after")  # the interpreter's final flush would write here: now /dev/null
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b""
+
+
+def test_a_closed_output_given_as_an_argument_is_left_alone(tmp_path):
+    """The caller's own stream is never redirected: only the process's standard output is."""
+    path = tmp_path / "stdout"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    try:
+        assert main(["demo"], stdout=ClosedPipe(fd), stderr=io.StringIO()) == 141
+        os.write(fd, b"after")
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b"after"
+
+
+# ---------------------------------------------------------------------------
+# How a problem shows a value: JSON, unescaped, NaN as JSON writes it
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        pytest.param("八", '"八" (string)', id="chinese-unescaped"),
+        pytest.param(float("nan"), "NaN (number)", id="nan"),
+        pytest.param(float("-inf"), "-Infinity (number)", id="minus-infinity"),
+        pytest.param(8.0, "8.0 (number)", id="float"),
+        pytest.param(True, "true (boolean)", id="boolean"),
+        pytest.param(None, "null (null)", id="null"),
+        pytest.param([8], "[8] (array)", id="array"),
+        pytest.param({"n": 8}, '{"n": 8} (object)', id="object"),
+        pytest.param(b"8", "b'8' (Python bytes)", id="bytes"),
+    ],
+)
+def test_a_value_is_shown_as_json_with_its_json_type(value, shown):
+    """Mutants: ``ensure_ascii=False`` or ``allow_nan=True`` of the rendering changed."""
+    assert budget_problem(value) == f"$.budgetUnits: must be an integer greater than 0, got {shown}"
+
+
+# ---------------------------------------------------------------------------
+# Why a capturedAt is refused, word for word
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        pytest.param(
+            " 2026-07-15",
+            "must be an RFC 3339 date or date-time without surrounding whitespace",
+            id="valid-but-padded",
+        ),
+        pytest.param(
+            "2026-07-15T09:30:00Z\n",
+            "must be an RFC 3339 date or date-time without surrounding whitespace",
+            id="valid-date-time-with-a-newline",
+        ),
+        pytest.param(
+            "2026-02-30",
+            "has the RFC 3339 shape but is not a real calendar date or time of day",
+            id="not-a-real-date",
+        ),
+        pytest.param(
+            "2026-07-15T24:00:00Z",
+            "has the RFC 3339 shape but is not a real calendar date or time of day",
+            id="not-a-real-time",
+        ),
+        pytest.param(
+            " yesterday",
+            "must be an RFC 3339 date (2026-07-15) or date-time with a time zone (2026-07-15T09:30:00Z)",
+            id="padded-and-not-a-date",
+        ),
+        pytest.param(
+            " 2026-02-30",
+            "must be an RFC 3339 date (2026-07-15) or date-time with a time zone (2026-07-15T09:30:00Z)",
+            id="padded-and-not-a-real-date",
+        ),
+    ],
+)
+def test_a_refused_capture_time_says_why(value, why):
+    """Mutants: the wording, or the ``and`` and ``!=`` that choose between the three reasons."""
+    request = request_with(candidate("failure-output", capturedAt=value))
+    shown = json.dumps(value, ensure_ascii=False)
+    assert problems_of(request) == [f"$.candidates[0].capturedAt: {why}, got {shown} (string)"]
+
+
+# ---------------------------------------------------------------------------
+# The shape of conflictsWith, word for word
+# ---------------------------------------------------------------------------
+
+
+def test_only_a_history_summary_may_declare_conflicts_and_the_problem_names_the_kind():
+    """Mutants: the kind shown (or "missing") in the problem changed."""
+    request = request_with(
+        candidate("failure-output"), candidate("note", kind="reference", conflictsWith="failure-output")
+    )
+    assert problems_of(request) == [
+        "$.candidates[1].conflictsWith: only a history-summary may declare conflicts; "
+        'this candidate\'s kind is "reference"',
+    ]
+
+
+def test_a_conflict_on_a_candidate_without_a_kind_says_the_kind_is_missing():
+    request = request_with(candidate("failure-output"), candidate("note", conflictsWith="failure-output"))
+    del request["candidates"][1]["kind"]
+    assert problems_of(request) == [
+        "$.candidates[1].kind: required key is missing",
+        "$.candidates[1].conflictsWith: only a history-summary may declare conflicts; "
+        "this candidate's kind is missing",
+    ]
+
+
+def test_a_repeated_conflict_target_is_named():
+    """Mutant: the repeated id in the problem changed."""
+    request = request_with(
+        candidate("failure-output"), summary("old-summary", ["failure-output", "failure-output"])
+    )
+    assert problems_of(request) == ['$.candidates[1].conflictsWith[1]: repeats id "failure-output"']
+
+
+def test_a_value_nested_too_deeply_to_show_is_named_by_its_type():
+    """Mutant: the type named in ``<array nested too deeply to show>`` changed."""
+    nested: list = []
+    for _ in range(100_000):
+        nested = [nested]
+    assert budget_problem(nested) == (
+        "$.budgetUnits: must be an integer greater than 0, got <array nested too deeply to show> (array)"
+    )
+
+
+def test_an_integer_too_large_to_show_is_named_by_its_type():
+    """Mutant: the type named in ``<integer too large to show>`` changed."""
+    request = request_with(candidate("failure-output", sizeUnits=-(10**5000)))
+    assert problems_of(request) == [
+        "$.candidates[0].sizeUnits: must be an integer >= 0, got <integer too large to show> (integer)"
+    ]
+
+
+# ---------------------------------------------------------------------------
+# The validator's fast path takes every common, clean shape (else it would save nothing)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        pytest.param({}, id="plain"),
+        pytest.param({"sizeUnits": 0}, id="size-0"),
+        pytest.param({"source": None, "capturedAt": None}, id="provenance-null"),
+        pytest.param({"capturedAt": "2026-07-15T09:30:00+08:00"}, id="date-time"),
+        pytest.param({"reference": "artifact://x"}, id="reference"),
+        pytest.param({"kind": "history-summary", "conflictsWith": "failure-output"}, id="one-conflict"),
+        pytest.param({"kind": "history-summary", "conflictsWith": ["a", "b"]}, id="conflict-list"),
+    ],
+)
+def test_the_fast_path_takes_every_clean_shape(changes):
+    """Mutants: ``size < 0`` turned into ``<= 0``; a string ``conflictsWith`` refused.
+
+    Refusing would only cost time (the detailed walk accepts the same candidate), which is
+    why only the fast path itself can show it.
+    """
+    from harnessbook.context_packet.validation import _check_candidate, _is_clean_candidate
+
+    item = candidate("failure-output", **changes)
+    problems: list[str] = []
+    _check_candidate(item, "$.candidates[0]", problems)
+    assert problems == []
+    assert _is_clean_candidate(item)
+
+
+# ---------------------------------------------------------------------------
+# Every problem shows the value it is about
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("request_", "problem"),
+    [
+        pytest.param([], "$: a request must be an object, got [] (array)", id="request"),
+        pytest.param(
+            {**demo_request(), "taskAnchor": "x"},
+            '$.taskAnchor: must be an object, got "x" (string)',
+            id="anchor",
+        ),
+        pytest.param(
+            {**demo_request(), "candidates": {}},
+            "$.candidates: must be an array, got {} (object)",
+            id="candidates",
+        ),
+        pytest.param(
+            {**demo_request(), 1: 2}, "$: key 1 is not a string; JSON object keys are strings", id="key"
+        ),
+        pytest.param(
+            request_with(candidate("a", reference=5)),
+            "$.candidates[0].reference: must be a string, got 5 (integer)",
+            id="reference",
+        ),
+    ],
+)
+def test_a_problem_shows_the_value_it_is_about(request_, problem):
+    """Mutants: the value passed to ``_got`` or ``_repr`` replaced by ``None``."""
+    assert problems_of(request_) == [problem]
+
+
+def test_repeated_ids_are_found_after_a_candidate_that_is_not_an_object_or_has_no_id():
+    """Mutants: ``continue`` turned into ``break`` in the first pass over the candidates."""
+    request = request_with(candidate("a"), 5, candidate(" "), candidate("a"))
+    assert problems_of(request) == [
+        "$.candidates[1]: a candidate must be an object, got 5 (integer)",
+        "$.candidates[2].id: must not be blank",
+        '$.candidates[3].id: repeats id "a" of $.candidates[0]',
+    ]
