@@ -54,7 +54,12 @@ _CHUNK = 1 << 16
 
 
 class _Unreadable(Exception):
-    """The input is not one readable JSON request; the message says why."""
+    """The input is not one readable JSON request: ``head + where + tail`` says why."""
+
+    def __init__(self, tail: str, head: str = "") -> None:
+        super().__init__(tail)
+        self.head = head
+        self.tail = tail if tail.startswith(":") else " " + tail
 
 
 class _OutputFailed(Exception):
@@ -159,7 +164,7 @@ def _parse(data: bytes) -> Any:
     except RecursionError:
         raise _Unreadable("is nested too deeply to read") from None
     except _Unreadable as error:
-        raise _Unreadable(f"is not JSON: {error}") from None
+        raise _Unreadable(f"is not JSON: {error.args[0]}") from None
     except ValueError as error:  # an integer with more digits than Python converts
         raise _Unreadable(f"cannot be read as JSON: {error}") from None
     del text
@@ -177,7 +182,7 @@ def _parse(data: bytes) -> Any:
 def _read(name: str, stdin: TextIO | None, max_bytes: int) -> Any:
     if name == "-":
         if stdin is None:
-            raise _Unreadable("cannot be read: it is closed")
+            raise _Unreadable(": it is closed", head="cannot read ")
         # Read bytes where possible so a non-UTF-8 pipe is reported, not mis-decoded.
         buffer = getattr(stdin, "buffer", None)
         try:
@@ -186,13 +191,13 @@ def _read(name: str, stdin: TextIO | None, max_bytes: int) -> Any:
             else:
                 data = stdin.read(max_bytes + 1).encode("utf-8", "surrogatepass")
         except (OSError, ValueError) as error:
-            raise _Unreadable(f"cannot be read: {_reason(error)}") from None
+            raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
     else:
         try:
             with open(name, "rb") as handle:
                 data = handle.read(max_bytes + 1)
         except OSError as error:
-            raise _Unreadable(f"cannot be read: {_reason(error)}") from None
+            raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
     if len(data) > max_bytes:
         raise _Unreadable(
             f"is larger than {max_bytes} bytes, the limit (raise it with --max-bytes)"
@@ -223,7 +228,7 @@ def _build(args: argparse.Namespace, stdin: TextIO | None, stderr: TextIO | None
     try:
         return True, _read(args.file, stdin, args.max_bytes)
     except _Unreadable as error:
-        _say(stderr, f"harnessbook: {where} {error}")
+        _say(stderr, f"harnessbook: {error.head}{where}{error.tail}")
         return False, None
 
 

@@ -154,7 +154,7 @@ def _render(value: object, budget: int, depth: int = 0) -> str:
         return json.dumps(value[: budget + 1], ensure_ascii=False)  # type: ignore[index]
     if kind is int:
         if value.bit_length() > 4 * budget:  # type: ignore[attr-defined]
-            return f"<integer of {value.bit_length()} bits>"  # type: ignore[attr-defined]
+            return "<integer too large to show>"
         return str(value)
     if kind is float:
         return repr(value)
