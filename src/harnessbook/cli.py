@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
 from harnessbook.context_packet import InvalidRequestError, build_context_packet, demo_request
+from harnessbook.context_packet.errors import _child
 from harnessbook.schemas import SCHEMA_FILES, load_schema
 
 __all__ = ["main", "EXIT_CODES", "MAX_BYTES"]
@@ -56,9 +57,10 @@ _CHUNK = 1 << 16
 class _Unreadable(Exception):
     """The input is not one readable JSON request: ``head + where + tail`` says why."""
 
-    def __init__(self, tail: str, head: str = "") -> None:
+    def __init__(self, tail: str, head: str = "", position: tuple[str, int, int] | None = None) -> None:
         super().__init__(tail)
         self.head = head
+        self.position = position  # a JSON syntax error: (message, line, column)
         self.tail = tail if tail.startswith(":") else " " + tail
 
 
@@ -134,8 +136,6 @@ class _Duplicates:
 
 def _path_of(root: Any, target: object) -> str:
     """The JSON path of the object ``target`` inside ``root`` (iterative: any depth)."""
-    from harnessbook.context_packet.errors import _child
-
     stack: list[tuple[Any, str]] = [(root, "$")]
     while stack:
         value, path = stack.pop()
@@ -154,12 +154,22 @@ def _parse(data: bytes) -> Any:
     except UnicodeDecodeError as error:
         raise _Unreadable(f"is not UTF-8: {error.reason} at byte {error.start}") from None
     del data
+    return _parse_text(text)
+
+
+def _parse_text(text: str) -> Any:
+    """The one JSON request in ``text``, read as strictly as the command line reads it.
+
+    Shared with the in-browser playground, so both refuse the same texts: a repeated key,
+    ``NaN`` or ``Infinity``, nesting too deep or an integer too long to read.
+    """
     duplicates = _Duplicates()
     try:
         request = json.loads(text, object_pairs_hook=duplicates, parse_constant=_refuse_constant)
     except json.JSONDecodeError as error:
         raise _Unreadable(
-            f"is not JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+            f"is not JSON: {error.msg} (line {error.lineno}, column {error.colno})",
+            position=(error.msg, error.lineno, error.colno),
         ) from None
     except RecursionError:
         raise _Unreadable("is nested too deeply to read") from None
@@ -170,8 +180,6 @@ def _parse(data: bytes) -> Any:
     del text
     if duplicates.found:
         obj, key = duplicates.found[0]
-        from harnessbook.context_packet.errors import _child
-
         where = _child(_path_of(request, obj), key)
         raise _Unreadable(
             f"repeats the key {where}: JSON readers disagree on which value counts, so it is refused"
