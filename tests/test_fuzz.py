@@ -238,5 +238,5 @@ def test_messages_for_values_too_large_or_deep_to_show():
     assert caught.value.problems == (
         "$: key <integer too large to show> is not a string; JSON object keys are strings",
         "$.budgetUnits: must be an integer greater than 0, got <integer too large to show> (integer)",
-        "$.candidates[0].content: must be a string, got [[[[[<array nested too deeply to show>]]]]] (array)",
+        "$.candidates[0].content: must be a string, got [[[[[[[[[[[[[[[[[[[[[...]]]]]]]]]]]]]]]]]]]]] (array)",
     )

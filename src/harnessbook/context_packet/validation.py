@@ -315,7 +315,7 @@ def _validated(request: object) -> Any:
     except Exception:  # a caller's __eq__, __hash__ or __repr__ raised: check a plain copy
         plain = False
     if not plain:
-        request = _plain(request)
+        request = _plain_request(request)
         problems, _ = _walk(request)
     if problems:
         raise problems.error()
@@ -327,7 +327,7 @@ def _walk(request: object) -> tuple[_Problems, bool]:
     problems = _Problems()
     if not isinstance(request, dict):
         problems.append(f"$: a request must be an object, {_got(request)}")
-        return problems, _is_plain(request)
+        return problems, _is_plain(request, 0)
     plain = type(request) is dict
     _check_unknown_keys(request, REQUEST_KEYS, "$", problems)
 
@@ -335,7 +335,7 @@ def _walk(request: object) -> tuple[_Problems, bool]:
         problems.append("$.taskAnchor: required key is missing")
     else:
         anchor = request["taskAnchor"]
-        plain = plain and _is_plain(anchor)
+        plain = plain and _is_plain(anchor, 1)
         if not isinstance(anchor, dict):
             problems.append(f"$.taskAnchor: must be an object, {_got(anchor)}")
         else:
@@ -347,7 +347,7 @@ def _walk(request: object) -> tuple[_Problems, bool]:
         problems.append("$.budgetUnits: required key is missing")
     else:
         budget = request["budgetUnits"]
-        plain = plain and _is_plain(budget)
+        plain = plain and _is_plain(budget, 0)
         if not _is_int(budget) or budget <= 0:
             problems.append(f"$.budgetUnits: must be an integer greater than 0, {_got(budget)}")
         elif budget > MAX_UNITS:
@@ -357,65 +357,104 @@ def _walk(request: object) -> tuple[_Problems, bool]:
         problems.append("$.candidates: required key is missing")
     elif not isinstance(request["candidates"], list):
         problems.append(f"$.candidates: must be an array, {_got(request['candidates'])}")
-        plain = plain and _is_plain(request["candidates"])
+        plain = plain and _is_plain(request["candidates"], 0)
     else:
         candidates_plain = _check_candidates(request["candidates"], problems)
         plain = plain and type(request["candidates"]) is list and candidates_plain
 
     for key, value in request.items():
         if key not in REQUEST_KEYS:
-            plain = plain and _is_plain(key) and _is_plain(value)
+            plain = plain and type(key) is str and _is_plain(value, 0)
     return problems, plain
 
 
 _PLAIN_LEAVES = frozenset({type(None), bool, int, float, str})
-_PLAIN_DEPTH = 8  # no valid request is nested this deep: deeper values are shown, not checked
 
 
-def _is_plain(value: object, depth: int = 0) -> bool:
-    """Whether ``value`` holds only plain JSON types (exact ``dict``, ``list``, ``str``,
-    ``int``, ``float``, ``bool``, ``None``), no deeper than `_PLAIN_DEPTH`. Runs no caller code."""
+def _is_plain(value: object, levels: int) -> bool:
+    """Whether ``value`` is plain JSON as deep as the walk looks into it: ``levels`` levels of
+    containers whose items it compares (exact ``dict`` with ``str`` keys, exact ``list``);
+    below that, items are only ever shown, which is safe whatever they are. Leaves must be
+    exact ``str``, ``int``, ``float``, ``bool`` or ``None``. Runs no caller code."""
     kind = type(value)
     if kind in _PLAIN_LEAVES:
         return True
-    if depth >= _PLAIN_DEPTH:
-        return False
     if kind is list:
-        return all(_is_plain(item, depth + 1) for item in value)  # type: ignore[attr-defined]
+        return levels == 0 or all(_is_plain(item, levels - 1) for item in value)  # type: ignore[attr-defined]
     if kind is dict:
-        return all(
-            type(key) is str and _is_plain(item, depth + 1)
+        return levels == 0 or all(
+            type(key) is str and _is_plain(item, levels - 1)
             for key, item in value.items()  # type: ignore[attr-defined]
         )
     return False
 
 
-def _plain(value: object, depth: int = 0) -> object:
-    """A copy of ``value`` made of plain JSON types, running none of the caller's code.
+def _is_plain_candidate(candidate: object) -> bool:
+    if type(candidate) is not dict:
+        return _is_plain(candidate, 0)
+    return all(
+        type(key) is str and _is_plain(item, 1 if key == "conflictsWith" else 0)
+        for key, item in candidate.items()
+    )
 
-    A subclass of ``str``, ``int``, ``float``, ``dict`` or ``list`` becomes its plain base
-    (``IntEnum.X`` becomes its ``int``); anything else, and anything nested deeper than
-    `_PLAIN_DEPTH`, becomes a `_Foreign` placeholder that only shows what it stood for.
+
+def _plain(value: object, levels: int) -> object:
+    """A copy of ``value`` in plain JSON types, ``levels`` levels of containers deep, running
+    none of the caller's code.
+
+    A subclass of ``str``, ``int`` or ``float`` becomes its plain base (``IntEnum.X`` becomes
+    its ``int``); a ``dict`` or ``list`` (or a subclass) is copied while ``levels`` lasts, then
+    kept as it is when it is exactly a ``dict`` or ``list`` (its items are only ever shown);
+    anything else becomes a `_Foreign` placeholder that only shows what it stood for.
     """
     kind = type(value)
     if kind in _PLAIN_LEAVES:
         return value
+    if isinstance(value, str):
+        return str.__str__(value)
     if isinstance(value, bool):  # pragma: no cover - bool cannot be subclassed
         return bool(value)
-    if depth < _PLAIN_DEPTH:
-        if isinstance(value, str):
-            return str.__str__(value)
-        if isinstance(value, int):
-            return int.__int__(value)
-        if isinstance(value, float):
-            return float.__float__(value)
-        if isinstance(value, dict):
-            return {
-                _plain_key(key): _plain(item, depth + 1) for key, item in dict.items(value)
-            }
-        if isinstance(value, list):
-            return [_plain(item, depth + 1) for item in list.__iter__(value)]
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, dict):
+        if levels > 0:
+            return {_plain_key(key): _plain(item, levels - 1) for key, item in dict.items(value)}
+        if kind is dict:
+            return value
+    if isinstance(value, list):
+        if levels > 0:
+            return [_plain(item, levels - 1) for item in list.__iter__(value)]
+        if kind is list:
+            return value
     return _Foreign(_repr(value), _type_name(value))
+
+
+def _plain_request(request: object) -> object:
+    """`_plain` for a request: as deep as the walk compares, and no deeper."""
+    if not isinstance(request, dict):
+        return _plain(request, 0)
+    copy: dict[object, object] = {}
+    for key, value in dict.items(request):
+        name = _plain_key(key)
+        if name == "taskAnchor":
+            copy[name] = _plain(value, 1)
+        elif name == "candidates" and isinstance(value, list):
+            copy[name] = [_plain_candidate(candidate) for candidate in list.__iter__(value)]
+        else:
+            copy[name] = _plain(value, 0)
+    return copy
+
+
+def _plain_candidate(candidate: object) -> object:
+    if not isinstance(candidate, dict):
+        return _plain(candidate, 0)
+    copy: dict[object, object] = {}
+    for key, value in dict.items(candidate):
+        name = _plain_key(key)
+        copy[name] = _plain(value, 1 if name == "conflictsWith" else 0)
+    return copy
 
 
 def _plain_key(key: object) -> object:
@@ -491,7 +530,7 @@ def _check_candidates(candidates: list[Any], problems: _Problems) -> bool:
             cid = candidate["id"]
             declares_conflicts = declares_conflicts or "conflictsWith" in candidate
         else:
-            plain = plain and _is_plain(candidate)
+            plain = plain and _is_plain_candidate(candidate)
             if problems.full:  # nothing more will be worded: count, quickly
                 problems.count(_candidate_problem_count(candidate))
             else:
