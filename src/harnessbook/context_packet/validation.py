@@ -209,6 +209,10 @@ def _too_large(value: int) -> str:
     )
 
 
+_ENUM_FIELDS = (("kind", _KIND_SET), ("relevance", _RELEVANCE_SET), ("freshness", _FRESHNESS_SET))
+_MISSING_EVERYTHING = 6  # an empty candidate: id, kind, relevance, freshness, sizeUnits, content
+
+
 def _candidate_problem_count(candidate: object) -> int:
     """How many problems `_check_candidate` would word for ``candidate``, without wording them.
 
@@ -217,33 +221,38 @@ def _candidate_problem_count(candidate: object) -> int:
     """
     if not isinstance(candidate, dict):
         return 1
+    if not candidate:
+        return _MISSING_EVERYTHING
+    get = candidate.get
     count = 0
     if not _CANDIDATE_KEY_SET.issuperset(candidate):
         count += sum(1 for key in candidate if key not in CANDIDATE_KEYS)
-    cid = candidate.get("id")
-    if "id" not in candidate or not isinstance(cid, str) or not cid.strip():
+    cid = get("id")
+    if not isinstance(cid, str) or not cid.strip():
         count += 1
-    for key, allowed in (("kind", _KIND_SET), ("relevance", _RELEVANCE_SET), ("freshness", _FRESHNESS_SET)):
-        value = candidate.get(key)
+    for key, allowed in _ENUM_FIELDS:
+        value = get(key)
         if not (isinstance(value, str) and value in allowed):
             count += 1
-    for key in ("source", "capturedAt"):
-        value = candidate.get(key)
-        if value is not None and not isinstance(value, str):
+    source = get("source")
+    if source is not None and not isinstance(source, str):
+        count += 1
+    captured = get("capturedAt")
+    if captured is not None:
+        if not isinstance(captured, str):
             count += 1
-    captured = candidate.get("capturedAt")
-    if isinstance(captured, str) and captured.strip() and not _valid_timestamp(captured):
+        elif captured.strip() and not _valid_timestamp(captured):
+            count += 1
+    size = get("sizeUnits")
+    if not _is_int(size) or size < 0 or size > MAX_UNITS:
         count += 1
-    size = candidate.get("sizeUnits")
-    if "sizeUnits" not in candidate or not _is_int(size) or size < 0 or size > MAX_UNITS:
-        count += 1
-    if "content" not in candidate or not isinstance(candidate["content"], str):
+    if not isinstance(get("content"), str):
         count += 1
     if "reference" in candidate and not isinstance(candidate["reference"], str):
         count += 1
     if "conflictsWith" in candidate:
         value = candidate["conflictsWith"]
-        if candidate.get("kind") != "history-summary":
+        if get("kind") != "history-summary":
             count += 1
         if isinstance(value, (str, list)):
             seen: set[str] = set()
@@ -392,10 +401,12 @@ def _is_plain(value: object, levels: int) -> bool:
 def _is_plain_candidate(candidate: object) -> bool:
     if type(candidate) is not dict:
         return _is_plain(candidate, 0)
-    return all(
-        type(key) is str and _is_plain(item, 1 if key == "conflictsWith" else 0)
-        for key, item in candidate.items()
-    )
+    for key, item in candidate.items():
+        if type(key) is not str:
+            return False
+        if type(item) not in _PLAIN_LEAVES and not _is_plain(item, 1 if key == "conflictsWith" else 0):
+            return False
+    return True
 
 
 def _plain(value: object, levels: int) -> object:
