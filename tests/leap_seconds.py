@@ -1,5 +1,16 @@
-def minute_set_regex(ms):
-    ms = frozenset(ms)
+"""The leap-second rule as a regular expression: generates the request schema's leap-second branch.
+
+A leap second is valid only at 23:59:60 UTC; local time is that plus the offset. The schema's
+pattern is generated here and pinned by tests/test_hostile_input.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+
+def minute_set_regex(minutes: Iterable[int]) -> str:
+    ms = frozenset(minutes)
     if ms == frozenset(range(60)):
         return "[0-5][0-9]"
     if len(ms) == 1:
@@ -8,22 +19,22 @@ def minute_set_regex(ms):
         return "(?!00)[0-5][0-9]"
     raise AssertionError(sorted(ms))
 
-def offsets():
+def offsets() -> Iterator[tuple[str, int, int]]:
     for sign in "+-":
         for h in range(24):
             for m in range(60):
                 yield sign, h, m
 
-def local(sign, h, m):
+def local(sign: str, h: int, m: int) -> tuple[int, int]:
     shift = (1 if sign == "+" else -1) * (h * 60 + m)
     return divmod((23 * 60 + 59 + shift) % 1440, 60)
 
 FRACTION = "(\\.[0-9]+)?"
 
-def leap_time_pattern():
-    hours = []
+def leap_time_pattern() -> str:
+    hours: list[str] = []
     for v in range(24):
-        allowed = []
+        allowed: list[str] = []
         for sign in "+-":
             for h in range(24):
                 ms = [m for m in range(60) if local(sign, h, m)[0] == v]
@@ -32,7 +43,7 @@ def leap_time_pattern():
         if v == 23:
             allowed.insert(0, "[Zz]")
         hours.append(f"{v:02d}(?=:[0-5][0-9]:60{FRACTION}({'|'.join(allowed)})$(?!\\n))")
-    minutes = []
+    minutes: list[str] = []
     for w in range(60):
         allowed = []
         for sign in "+-":
@@ -45,9 +56,6 @@ def leap_time_pattern():
         minutes.append(f"{w:02d}(?=:60{FRACTION}({'|'.join(allowed)})$(?!\\n))")
     return f"({'|'.join(hours)}):({'|'.join(minutes)}):60"
 
-if __name__ == "__main__":
-    p = leap_time_pattern()
-    print(len(p)); print(p[:600])
 
 CALENDAR_DATE = (
     "(?!0000)("

@@ -64,7 +64,7 @@ def problems_of(request: Any) -> InvalidRequestError:
 # ---------------------------------------------------------------------------
 
 
-def test_a_hundred_thousand_empty_candidates_give_a_bounded_report():
+def test_a_hundred_thousand_empty_candidates_give_a_bounded_report() -> None:
     error = problems_of({"candidates": [{} for _ in range(100_000)]})
     assert error.total == 2 + 6 * 100_000  # every problem is counted ...
     assert len(error.problems) == MAX_PROBLEMS + 1  # ... the first 100 are kept ...
@@ -78,7 +78,7 @@ def test_a_hundred_thousand_empty_candidates_give_a_bounded_report():
     assert str(error).startswith("invalid context packet request (600002 problems):\n")
 
 
-def test_exactly_the_limit_has_no_summary_line():
+def test_exactly_the_limit_has_no_summary_line() -> None:
     error = problems_of({"taskAnchor": {}, "budgetUnits": 1, "candidates": [7] * (MAX_PROBLEMS - 3)})
     assert error.total == MAX_PROBLEMS and len(error.problems) == MAX_PROBLEMS
     error = problems_of({"taskAnchor": {}, "budgetUnits": 1, "candidates": [7] * (MAX_PROBLEMS - 2)})
@@ -86,14 +86,14 @@ def test_exactly_the_limit_has_no_summary_line():
     assert error.problems[-1] == "… and 1 more problem"
 
 
-def test_the_error_can_still_be_made_by_hand():
+def test_the_error_can_still_be_made_by_hand() -> None:
     error = InvalidRequestError(["$: one", "$: two"])
     assert (error.problems, error.total) == (("$: one", "$: two"), 2)
     error = InvalidRequestError([f"$: {n}" for n in range(250)])
     assert error.total == 250 and error.problems[-1] == "… and 150 more problems"
 
 
-def test_a_ten_million_character_key_is_cut_and_gets_no_suggestion(monkeypatch):
+def test_a_ten_million_character_key_is_cut_and_gets_no_suggestion(monkeypatch: pytest.MonkeyPatch) -> None:
     seen_lengths: list[int] = []
     real = difflib.get_close_matches
 
@@ -102,7 +102,7 @@ def test_a_ten_million_character_key_is_cut_and_gets_no_suggestion(monkeypatch):
         return real(word, *args, **kwargs)
 
     monkeypatch.setattr(difflib, "get_close_matches", spy)
-    request = seed_request()
+    request: Any = seed_request()
     request["sizeUnit" + "s" * 10**7] = 1
     request["candidates"][0]["sizeUnit"] = 1
     error = problems_of(request)
@@ -122,8 +122,8 @@ def test_a_ten_million_character_key_is_cut_and_gets_no_suggestion(monkeypatch):
     "text",
     ["a\nb", "a\r\nb", "a\u2028b", "a\u2029b", "a\x85b", "a\x0bb", "a\x1cb", "a\u202eb", "a\ud800b", "\n" * 5000 + "x"],
 )
-def test_one_problem_is_one_printable_line_whatever_the_characters(where, text):
-    request = seed_request()
+def test_one_problem_is_one_printable_line_whatever_the_characters(where: str, text: str) -> None:
+    request: Any = seed_request()
     candidate = request["candidates"][0]
     if where == "key":
         candidate[text] = 1
@@ -146,8 +146,8 @@ def test_one_problem_is_one_printable_line_whatever_the_characters(where, text):
     assert len(str(error).splitlines()) == len(error.problems) + 1
 
 
-def test_values_are_cut_to_a_fixed_width_and_shown_in_bounded_time():
-    request = seed_request()
+def test_values_are_cut_to_a_fixed_width_and_shown_in_bounded_time() -> None:
+    request: Any = seed_request()
     request["budgetUnits"] = "x" * 10**7
     request["candidates"][0]["sizeUnits"] = [list(range(10**6))] * 1000  # never encoded in full
     request["candidates"][1]["content"] = {str(n): n for n in range(10**5)}
@@ -156,8 +156,8 @@ def test_values_are_cut_to_a_fixed_width_and_shown_in_bounded_time():
         assert len(shown) <= SHOWN_WIDTH, shown
 
 
-def test_keys_in_paths_are_cut_to_a_fixed_width():
-    request = seed_request()
+def test_keys_in_paths_are_cut_to_a_fixed_width() -> None:
+    request: Any = seed_request()
     request["taskAnchor"]["é" * 1000] = 1
     (problem,) = problems_of(request).problems
     assert problem.startswith('$.taskAnchor["' + "é" * KEY_WIDTH + '..." (1000 characters)]')
@@ -165,7 +165,7 @@ def test_keys_in_paths_are_cut_to_a_fixed_width():
 
 @ci_settings(200)
 @given(near_valid_requests() | st.builds(lambda v: {"candidates": [v]}, json_values))
-def test_counting_without_wording_agrees_with_the_detailed_walk(request):
+def test_counting_without_wording_agrees_with_the_detailed_walk(request: Any) -> None:
     candidates = request.get("candidates") if isinstance(request, dict) else None
     for candidate in candidates if isinstance(candidates, list) else []:
         problems = _Problems()
@@ -173,7 +173,7 @@ def test_counting_without_wording_agrees_with_the_detailed_walk(request):
         assert _candidate_problem_count(candidate) == problems.total, (candidate, problems.items)
 
 
-def test_the_total_is_the_same_whether_or_not_the_report_is_full():
+def test_the_total_is_the_same_whether_or_not_the_report_is_full() -> None:
     # Counting mode starts after 100 problems: the totals must not depend on where it starts.
     bad = {"id": " ", "kind": 3, "sizeUnits": -1, "conflictsWith": ["x", "x", 1], "extra": 1}
     few = problems_of({**seed_request(), "candidates": [bad]})
@@ -186,8 +186,8 @@ def test_the_total_is_the_same_whether_or_not_the_report_is_full():
 # ---------------------------------------------------------------------------
 
 
-def test_large_invalid_timestamps_are_not_kept_alive():
-    request = seed_request()
+def test_large_invalid_timestamps_are_not_kept_alive() -> None:
+    request: Any = seed_request()
     gc.collect()
     tracemalloc.start()
     try:
@@ -210,7 +210,7 @@ def test_large_invalid_timestamps_are_not_kept_alive():
 
 
 def builder_accepts_timestamp(text: str) -> bool:
-    request = seed_request()
+    request: Any = seed_request()
     request["candidates"][0]["capturedAt"] = text
     try:
         validate_request(request)
@@ -220,9 +220,9 @@ def builder_accepts_timestamp(text: str) -> bool:
 
 
 def schema_accepts_timestamp(text: str) -> bool:
-    request = seed_request()
+    request: Any = seed_request()
     request["candidates"][0]["capturedAt"] = text
-    return REQUEST_VALIDATOR.is_valid(request)
+    return bool(REQUEST_VALIDATOR.is_valid(request))
 
 
 @pytest.mark.parametrize(
@@ -230,7 +230,7 @@ def schema_accepts_timestamp(text: str) -> bool:
     ["2026-07-15\n", "2026-07-15T09:30:00Z\n", "2026-07-15T09:30:00+08:00\n", "2026-07-15T23:59:60Z\n",
      "2026-07-15\r", "\n2026-07-15"],
 )
-def test_a_trailing_newline_is_refused_by_both(text):
+def test_a_trailing_newline_is_refused_by_both(text: str) -> None:
     assert not builder_accepts_timestamp(text)
     assert not schema_accepts_timestamp(text)
 
@@ -258,7 +258,7 @@ def test_a_trailing_newline_is_refused_by_both(text):
         ("2016-12-31T23:59:61Z", False),
     ],
 )
-def test_a_leap_second_only_at_23_59_60_utc(text, valid):
+def test_a_leap_second_only_at_23_59_60_utc(text: str, valid: bool) -> None:
     assert builder_accepts_timestamp(text) is valid
     assert schema_accepts_timestamp(text) is valid
 
@@ -270,7 +270,7 @@ def utc_minute(hour: int, minute: int, sign: str, off_hour: int, off_minute: int
     return moment.hour * 60 + moment.minute
 
 
-def test_every_offset_agrees_on_leap_seconds():
+def test_every_offset_agrees_on_leap_seconds() -> None:
     # All 2,880 offsets, each at the one local minute that is 23:59 UTC and at two that are not.
     pattern = re.compile(leap_second_date_time_pattern())
     checked = 0
@@ -290,14 +290,14 @@ def test_every_offset_agrees_on_leap_seconds():
     assert checked == 2880 * 3
 
 
-def test_the_schema_holds_the_generated_leap_second_pattern():
+def test_the_schema_holds_the_generated_leap_second_pattern() -> None:
     branches = load_schema("request")["$defs"]["candidate"]["properties"]["capturedAt"]["anyOf"]
     assert {"type": "string", "pattern": leap_second_date_time_pattern()} in branches
     for branch in branches[2:]:
         assert branch["pattern"].endswith("$(?!\\n)")  # Python's $ alone also matches before "\n"
 
 
-def test_the_schema_checks_formats_for_real():
+def test_the_schema_checks_formats_for_real() -> None:
     # Formats are checked (rfc3339-validator is installed): 2026-02-30 passes the pattern only.
     assert not schema_accepts_timestamp("2026-02-30")
     assert not schema_accepts_timestamp("2026-02-30T09:30:00Z")
@@ -347,7 +347,7 @@ def differential_requests(draw: st.DrawFn) -> Any:
 
 @ci_settings(2_000)
 @given(differential_requests())
-def test_the_builder_accepts_exactly_what_the_schema_accepts(request):
+def test_the_builder_accepts_exactly_what_the_schema_accepts(request: Any) -> None:
     schema_says = REQUEST_VALIDATOR.is_valid(request)
     try:
         validate_request(request)
@@ -401,8 +401,8 @@ def assert_plain_json(result: Any) -> None:
     RESULT_VALIDATOR.validate(result)
 
 
-def test_subclass_values_are_converted_to_plain_json():
-    request = demo_request()
+def test_subclass_values_are_converted_to_plain_json() -> None:
+    request: Any = demo_request()
     request["budgetUnits"] = Budget.EIGHT
     first = request["candidates"][0]
     first["id"] = Id(first["id"])
@@ -416,12 +416,12 @@ def test_subclass_values_are_converted_to_plain_json():
     assert repr(result["packet"]["budgetUnits"]) == "8"
 
 
-def test_a_lying_subclass_cannot_sneak_a_blank_id_into_the_result():
+def test_a_lying_subclass_cannot_sneak_a_blank_id_into_the_result() -> None:
     class Liar(str):
         def strip(self, chars: str | None = None) -> str:  # claims to be non-blank
             return "x"
 
-    request = demo_request()
+    request: Any = demo_request()
     request["candidates"][0]["id"] = Liar("   ")
     assert problems_of(request).problems == ("$.candidates[0].id: must not be blank",)
 
@@ -460,8 +460,8 @@ class UnhashableText(str):
         if not (value is UnhashableText and where.endswith("key"))  # no dict can hold that key
     ],
 )
-def test_a_value_whose_methods_raise_gives_invalid_request_error(where, value):
-    request = demo_request()
+def test_a_value_whose_methods_raise_gives_invalid_request_error(where: str, value: type) -> None:
+    request: Any = demo_request()
     evil = value() if value is Evil else value("kind")
     candidate = request["candidates"][0]
     if where == "budget":
@@ -486,9 +486,9 @@ def test_a_value_whose_methods_raise_gives_invalid_request_error(where, value):
 
 
 @pytest.mark.parametrize("path", [("budgetUnits",), ("candidates", 0, "sizeUnits")])
-def test_integers_above_2_53_minus_1_are_refused_by_builder_and_schema(path):
-    def at(value: int) -> dict:
-        request = seed_request()
+def test_integers_above_2_53_minus_1_are_refused_by_builder_and_schema(path: tuple[str | int, ...]) -> None:
+    def at(value: int) -> Any:
+        request: Any = seed_request()
         target: Any = request
         for step in path[:-1]:
             target = target[step]
@@ -502,8 +502,9 @@ def test_integers_above_2_53_minus_1_are_refused_by_builder_and_schema(path):
     assert "must be at most 9007199254740991 (2^53 - 1" in problem
 
 
-def test_result_schema_knows_the_limit_too():
-    result = build_context_packet({**seed_request(), "budgetUnits": MAX_UNITS})
+def test_result_schema_knows_the_limit_too() -> None:
+    request: Any = {**seed_request(), "budgetUnits": MAX_UNITS}
+    result: Any = build_context_packet(request)
     RESULT_VALIDATOR.validate(result)
     result["packet"]["budgetUnits"] = MAX_UNITS + 1
     assert not RESULT_VALIDATOR.is_valid(result)
@@ -519,7 +520,7 @@ def run(argv: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
     code = main(argv, stdin=TextIOWrapper(BytesIO(stdin), encoding="utf-8"), stdout=out, stderr=err)
     out.flush()
     err.flush()
-    return code, out.buffer.getvalue().decode(), err.buffer.getvalue().decode()  # type: ignore[attr-defined]
+    return code, out.buffer.getvalue().decode(), err.buffer.getvalue().decode()
 
 
 def shell(command: str, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
@@ -536,7 +537,7 @@ def shell(command: str, timeout: float = 60) -> subprocess.CompletedProcess[byte
         ('{"x": {"a b": {"\\n": 1, "\\n": 2}}}', '$.x["a b"]["\\n"]'),
     ],
 )
-def test_duplicate_keys_are_refused_with_their_json_path(text, where):
+def test_duplicate_keys_are_refused_with_their_json_path(text: str, where: str) -> None:
     code, out, err = run(["build", "-"], text.encode())
     assert (code, out) == (EXIT_CODES["unreadable_input"], "")
     assert err == (
@@ -546,13 +547,13 @@ def test_duplicate_keys_are_refused_with_their_json_path(text, where):
 
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
-def test_nan_and_infinity_are_not_json(literal):
+def test_nan_and_infinity_are_not_json(literal: str) -> None:
     code, out, err = run(["build", "-"], f'{{"budgetUnits": {literal}}}'.encode())
     assert (code, out) == (1, "")
     assert err == f"harnessbook: standard input is not JSON: {literal} is not a JSON value (JSON has no NaN or Infinity)\n"
 
 
-def test_input_over_the_limit_is_refused(tmp_path):
+def test_input_over_the_limit_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "big.json"
     path.write_bytes(b" " * 100 + b"{}")
     assert run(["build", str(path), "--max-bytes", "102"])[0] == EXIT_CODES["invalid_request"]
@@ -564,7 +565,7 @@ def test_input_over_the_limit_is_refused(tmp_path):
     assert MAX_BYTES == 64 * 1024 * 1024
 
 
-def test_dev_zero_is_refused_quickly_without_exhausting_memory():
+def test_dev_zero_is_refused_quickly_without_exhausting_memory() -> None:
     started = time.monotonic()
     done = shell('ulimit -v 2000000; "$HB" build /dev/zero')  # 2 GB of address space at most
     assert done.returncode == 1, done.stderr
@@ -572,20 +573,20 @@ def test_dev_zero_is_refused_quickly_without_exhausting_memory():
     assert time.monotonic() - started < 30
 
 
-def test_closed_stdin():
+def test_closed_stdin() -> None:
     done = shell('"$HB" build - <&-')
     assert (done.returncode, done.stdout) == (1, b"")
     assert done.stderr == b"harnessbook: cannot read standard input: it is closed\n"
 
 
 @pytest.mark.parametrize("command", ["demo", "schema request", "build -"])
-def test_closed_stdout(command):
+def test_closed_stdout(command: str) -> None:
     done = shell(f'"$HB" {command} >&- < <(cat "$REQUEST")' if command == "build -" else f'"$HB" {command} >&-')
     assert done.returncode == EXIT_CODES["output_failed"] == 74
     assert done.stderr == b"harnessbook: cannot write standard output: it is closed\n"
 
 
-def test_closed_stderr_changes_nothing():
+def test_closed_stderr_changes_nothing() -> None:
     done = shell('"$HB" demo 2>&-')
     assert done.returncode == 0
     assert json.loads(done.stdout) == build_context_packet(demo_request())
@@ -593,13 +594,13 @@ def test_closed_stderr_changes_nothing():
     assert (invalid.returncode, invalid.stdout) == (2, b"")
 
 
-def test_a_full_disk():
+def test_a_full_disk() -> None:
     done = shell('"$HB" demo >/dev/full')
     assert done.returncode == 74
     assert done.stderr == b"harnessbook: cannot write standard output: No space left on device\n"
 
 
-def test_sigint_exits_130_quietly():
+def test_sigint_exits_130_quietly() -> None:
     process = subprocess.Popen([str(SCRIPT), "build", "-"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(1.5)  # past start-up: it waits on standard input
@@ -608,26 +609,26 @@ def test_sigint_exits_130_quietly():
     assert (process.returncode, out, err) == (130, b"", b"")
 
 
-def test_a_reader_that_stops_early_gives_the_verdict_every_time():
+def test_a_reader_that_stops_early_gives_the_verdict_every_time() -> None:
     # `| head -c1` closes the pipe at a moment that varies from run to run; the exit code must
     # not vary with it (it was 0 in 9 runs of 20 and 141 in the others).
     codes = shell('for i in 1 2 3 4 5 6 7 8 9 10; do "$HB" demo | head -c1 >/dev/null; '
                   'echo -n "${PIPESTATUS[0]} "; done', timeout=120)
     assert codes.stdout.split() == [b"0"] * 10
     assert codes.stderr == b""
-    blocked = demo_request()
+    blocked: Any = demo_request()
     del blocked["candidates"][0]["source"]
     done = shell(f"echo '{json.dumps(blocked)}' | \"$HB\" build - | head -c1 >/dev/null; exit ${{PIPESTATUS[1]}}")
     assert done.returncode == EXIT_CODES["blocked"]
 
 
-def test_usage_errors_and_invalid_requests_have_different_codes():
+def test_usage_errors_and_invalid_requests_have_different_codes() -> None:
     assert run(["build"])[0] == EXIT_CODES["usage"] == 64
     assert run(["build", "-"], b"{}")[0] == EXIT_CODES["invalid_request"] == 2
     assert len(set(EXIT_CODES.values())) == len(EXIT_CODES)
 
 
-def test_at_most_101_problem_lines_on_stderr():
+def test_at_most_101_problem_lines_on_stderr() -> None:
     request = json.dumps({"candidates": [{}] * 100_000}).encode()
     code, out, err = run(["build", "-"], request)
     assert (code, out) == (2, "")
@@ -647,13 +648,13 @@ def assert_clean_run(code: int, err: str) -> None:
 
 @ci_settings(300)
 @given(st.binary(max_size=200))
-def test_fuzz_the_cli_with_random_bytes(data):
+def test_fuzz_the_cli_with_random_bytes(data: bytes) -> None:
     assert_clean_run(*run(["build", "-"], data)[::2])
 
 
 @ci_settings(300)
 @given(json_values | near_valid_requests())
-def test_fuzz_the_cli_with_random_json(value):
+def test_fuzz_the_cli_with_random_json(value: Any) -> None:
     text = json.dumps(value, allow_nan=True)  # NaN and Infinity included on purpose
     code, out, err = run(["build", "-"], text.encode("utf-8", "surrogatepass"))
     assert_clean_run(code, err)
@@ -663,28 +664,28 @@ def test_fuzz_the_cli_with_random_json(value):
 
 @ci_settings(100)
 @given(st.lists(st.text(max_size=8) | st.sampled_from(["build", "demo", "schema", "-", "--max-bytes", "-h"]), max_size=4))
-def test_fuzz_the_command_line_itself(argv):
+def test_fuzz_the_command_line_itself(argv: list[str]) -> None:
     code, _, err = run(argv)
     assert code in ALL_CODES
     assert "Traceback" not in err
 
 
-def test_a_deep_or_huge_json_text_is_unreadable_input_not_a_crash():
+def test_a_deep_or_huge_json_text_is_unreadable_input_not_a_crash() -> None:
     assert run(["build", "-"], b"[" * 100_000 + b"]" * 100_000)[0] in (1, 2)
     code, _, err = run(["build", "-"], b'{"budgetUnits": ' + b"1" * 5000 + b"}")
     assert code == 1 and err.startswith("harnessbook: standard input cannot be read as JSON")
 
 
 @pytest.fixture(autouse=True)
-def request_file(tmp_path, monkeypatch):
+def request_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "request.json"
     path.write_text(json.dumps(demo_request()), encoding="utf-8")
     monkeypatch.setenv("REQUEST", str(path))
     return path
 
 
-def test_the_copy_does_not_touch_the_request():
-    request = demo_request()
+def test_the_copy_does_not_touch_the_request() -> None:
+    request: Any = demo_request()
     request["budgetUnits"] = Budget.EIGHT
     before = copy.deepcopy(request)
     build_context_packet(request)

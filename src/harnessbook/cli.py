@@ -332,6 +332,7 @@ def _main(
     if stdout is None:
         _say(stderr, "harnessbook: cannot write standard output: it is closed")
         return EXIT_CODES["output_failed"]
+    output: Any
     if args.command == "schema":
         code, output = EXIT_CODES["ready"], load_schema(args.name)
     else:

@@ -18,7 +18,7 @@ import datetime as _dt
 import difflib
 import functools
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from harnessbook.context_packet.errors import (
     InvalidRequestError,
@@ -60,7 +60,7 @@ _DATE_TIME = re.compile(
 )
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     # Integers are strict: True and 8.0 are not integers (the chapter's budget is a count).
     return isinstance(value, int) and not isinstance(value, bool)
 
