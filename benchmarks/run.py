@@ -238,6 +238,97 @@ def memory_figures() -> dict[str, Any]:
     }
 
 
+def _peak_rss_bytes(command: list[str]) -> tuple[int, int]:
+    """Peak resident memory of ``command`` (a fresh process), and its exit code."""
+    probe = (
+        "import resource, subprocess, sys\n"
+        "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, code)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe, *command], capture_output=True, text=True, check=True)
+    peak, code = out.stdout.split()
+    return int(peak), int(code)
+
+
+def hostile_figures() -> dict[str, Any]:
+    """Issue 11: bad input is reported in bounded time, and build's memory is bounded."""
+    from harnessbook import InvalidRequestError
+
+    def refused(request: Any) -> None:
+        try:
+            validate_request(request)
+        except InvalidRequestError:
+            return
+        raise AssertionError("the request was accepted")
+
+    empty = {"candidates": [{} for _ in range(100_000)]}
+    long_key = {**make_request(10), "k" * 10_000_000: 1}
+    figures: dict[str, Any] = {
+        "bad_candidates": 100_000,
+        "bad_candidates_seconds": best_time(lambda: refused(empty), 3),
+        "long_key_seconds": best_time(lambda: refused(long_key), 3),
+        "target_seconds": 1.0,
+        "inputs": [],
+    }
+    script = str(Path(sys.executable).with_name("harnessbook"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, request in (
+            ("100,000 candidates (the workload above)", make_request(100_000)),
+            (
+                "20,000 candidates with 2 KB of content each",
+                {
+                    **make_request(20_000),
+                    "candidates": [{**c, "content": "x" * 2048} for c in make_request(20_000)["candidates"]],
+                },
+            ),
+        ):
+            path = Path(tmp) / "request.json"
+            path.write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
+            size = path.stat().st_size
+            del request
+            peak, code = _peak_rss_bytes([script, "build", str(path)])
+            figures["inputs"].append(
+                {
+                    "input": name,
+                    "bytes": size,
+                    "peak_rss_bytes": peak,
+                    "ratio": peak / size,
+                    "exit_code": code,
+                }
+            )
+    return figures
+
+
+def hostile_report(h: dict[str, Any]) -> list[str]:
+    lines = [
+        "",
+        "## Hostile input (issue 11)",
+        "",
+        f"Validating {h['bad_candidates']:,} empty candidates (600,003 problems, 101 kept): "
+        f"**{h['bad_candidates_seconds']:.2f} s** (target < {h['target_seconds']:.0f} s: "
+        f"{verdict(h['bad_candidates_seconds'], h['target_seconds'])}). A request with one unknown key "
+        f"of 10^7 characters: {h['long_key_seconds'] * 1e3:.0f} ms.",
+        "",
+        "Peak resident memory of `harnessbook build FILE` (the whole process, interpreter included; "
+        "target ≤ 6× the input):",
+        "",
+        "| input | size | peak RSS | peak ÷ input | exit code |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for row in h["inputs"]:
+        lines.append(
+            f"| {row['input']} | {row['bytes'] / 2**20:.1f} MiB | {row['peak_rss_bytes'] / 2**20:.0f} MiB | "
+            f"**{row['ratio']:.1f}×** ({verdict(row['ratio'], 6.0)}) | {row['exit_code']} |"
+        )
+    lines += [
+        "",
+        "Many small candidates cost the most per byte: each becomes a dict of eight Python objects, "
+        "and the result adds an evidence record and an entry per candidate. Large contents cost "
+        "little beyond their text, which the result shares with the request.",
+    ]
+    return lines
+
+
 def _timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
     start = time.perf_counter()
     completed = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -411,6 +502,8 @@ def report(figures: dict[str, Any], command: str) -> str:
         f"{verdict(m['memory_ratio'], TARGETS['memory_ratio'])}); the result keeps "
         f"{m['result_bytes'] / 2**20:.1f} MiB (tracemalloc; strings are shared, not copied).",
     ]
+    if "hostile" in figures:
+        lines += hostile_report(figures["hostile"])
     book = figures.get("book")
     if book:
         lines += [
@@ -448,10 +541,33 @@ def main(argv: list[str] | None = None) -> int:
         "--quick", action="store_true", help="the builder only: skip the book and the browser"
     )
     parser.add_argument("--no-write", action="store_true", help="print the table, leave RESULTS.md alone")
+    parser.add_argument(
+        "--hostile-only",
+        action="store_true",
+        help="measure only the hostile-input section and replace just that section of RESULTS.md",
+    )
     args = parser.parse_args(argv)
+    if args.hostile_only:
+        section = "\n".join(hostile_report(hostile_figures())) + "\n"
+        print(section)
+        if not args.no_write:
+            results = ROOT / "benchmarks" / "RESULTS.md"
+            text = results.read_text(encoding="utf-8")
+            start = text.find("\n## Hostile input")
+            if start != -1:
+                end = text.find("\n## ", start + 1)
+                text = text[:start] + (text[end:] if end != -1 else "\n")
+            at = text.find("\n## The book")
+            text = text[:at] + section.rstrip("\n") + "\n" + text[at:] if at != -1 else text + section
+            results.write_text(text, encoding="utf-8")
+        return 0
     command = "uv run python benchmarks/run.py" + (" --quick" if args.quick else "")
 
-    figures: dict[str, Any] = {"builder": builder_figures(), "memory": memory_figures()}
+    figures: dict[str, Any] = {
+        "builder": builder_figures(),
+        "memory": memory_figures(),
+        "hostile": hostile_figures(),
+    }
     if not args.quick:
         with tempfile.TemporaryDirectory() as tmp:
             site_dir = Path(tmp) / "site"

@@ -19,7 +19,19 @@ def ci_settings(max_examples: int) -> settings:
     )
 
 
-REQUEST_VALIDATOR = jsonschema.Draft202012Validator(
-    load_schema("request"), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-)
+FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
+# jsonschema skips a format silently when the package that checks it is missing ("date-time"
+# needs rfc3339-validator, a dev dependency). A skipped format would make every comparison
+# with the builder meaningless, so a missing checker stops the tests here.
+_MISSING = {"date", "date-time"} - set(FORMAT_CHECKER.checkers)
+if _MISSING:  # pragma: no cover - only on a broken environment
+    raise RuntimeError(
+        f"jsonschema cannot check the formats {sorted(_MISSING)}: install the dev dependencies "
+        "(uv sync, or pip install -e '.[dev]'; date-time needs rfc3339-validator)"
+    )
+
+REQUEST_VALIDATOR = jsonschema.Draft202012Validator(load_schema("request"), format_checker=FORMAT_CHECKER)
 """The package's request schema, with format checking on (date and date-time)."""
+
+RESULT_VALIDATOR = jsonschema.Draft202012Validator(load_schema("result"), format_checker=FORMAT_CHECKER)
+"""The package's result schema, with format checking on."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from hypothesis import given
 
+from harnessbook.context_packet.errors import _Problems
 from harnessbook.context_packet.validation import _check_candidate, _is_clean_candidate
 from tests.support import ci_settings
 from tests.test_fuzz import near_valid_requests, seed_request
@@ -26,9 +27,9 @@ def candidates_of(request):
 def test_fast_path_accepts_nothing_the_detailed_walk_refuses(request):
     for candidate in candidates_of(request):
         if _is_clean_candidate(candidate):
-            problems: list[str] = []
+            problems = _Problems()
             _check_candidate(candidate, "$.candidates[0]", problems)
-            assert problems == [], (candidate, problems)
+            assert problems.total == 0, (candidate, problems.items)
 
 
 def test_fast_path_takes_the_common_case():
@@ -110,8 +111,8 @@ def test_fast_path_agrees_on_every_single_field_corruption():
             variants.append({k: v for k, v in base.items() if k != key})
             for candidate in variants:
                 if _is_clean_candidate(candidate):
-                    problems: list[str] = []
+                    problems = _Problems()
                     _check_candidate(candidate, "$.candidates[0]", problems)
-                    assert problems == [], (candidate, problems)
+                    assert problems.total == 0, (candidate, problems.items)
                     checked += 1
     assert checked > 50  # the fast path did accept many variants, so the comparison bit

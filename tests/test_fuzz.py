@@ -293,7 +293,10 @@ def test_a_huge_request_with_many_problems_stays_an_invalid_request_error():
     request["candidates"] = [{"id": str(n % 7), "sizeUnit": -n, "kind": n} for n in range(3000)]
     with pytest.raises(InvalidRequestError) as caught:
         build_context_packet(request)
-    assert len(caught.value.problems) > 3000
+    # Every problem is counted; the first 100 are kept, and one line sums up the rest.
+    assert caught.value.total == 3000 * 7 - 7
+    assert len(caught.value.problems) == 101
+    assert caught.value.problems[-1] == f"… and {3000 * 7 - 7 - 100} more problems"
 
 
 def test_messages_for_values_too_large_or_deep_to_show():
@@ -305,5 +308,5 @@ def test_messages_for_values_too_large_or_deep_to_show():
     assert caught.value.problems == (
         "$: key <integer too large to show> is not a string; JSON object keys are strings",
         "$.budgetUnits: must be an integer greater than 0, got <integer too large to show> (integer)",
-        "$.candidates[0].content: must be a string, got <array nested too deeply to show> (array)",
+        "$.candidates[0].content: must be a string, got [[[[[[[[[[[[[[[[[[[[[...]]]]]]]]]]]]]]]]]]]]] (array)",
     )

@@ -44,13 +44,17 @@ def rfc3339_date_times(draw) -> str:
     fraction = draw(st.sampled_from(["", ".0", ".5", ".123456", ".000000001"]))
     offset = draw(st.sampled_from(["Z", "z", "+00:00", "-00:00", "+08:00", "-05:30", "+23:59"]))
     separator = draw(st.sampled_from(["T", "t"]))
-    second = (
-        draw(st.sampled_from([f"{moment.second:02d}", "60"]))
-        if draw(st.integers(0, 9)) == 0
-        else f"{moment.second:02d}"
-    )
-    clock = f"{moment.hour:02d}:{moment.minute:02d}:{second}"
-    return f"{moment.date().isoformat()}{separator}{clock}{fraction}{offset}"
+    hour, minute, second = moment.hour, moment.minute, f"{moment.second:02d}"
+    if draw(st.integers(0, 9)) == 0:
+        # A leap second is valid only at 23:59:60 UTC: local time is that plus the offset.
+        shift = (
+            0
+            if offset in "Zz"
+            else (-1 if offset[0] == "-" else 1) * (int(offset[1:3]) * 60 + int(offset[4:6]))
+        )
+        hour, minute = divmod((23 * 60 + 59 + shift) % 1440, 60)
+        second = "60"
+    return f"{moment.date().isoformat()}{separator}{hour:02d}:{minute:02d}:{second}{fraction}{offset}"
 
 
 timestamps = st.one_of(rfc3339_dates(), rfc3339_date_times())

@@ -133,8 +133,11 @@ def test_the_workload_exercises_every_rule():
         pytest.param(lambda n: conflict_heavy(n, invalid=True), id="invalid"),
     ],
 )
-def test_cost_grows_linearly(make):
+def test_cost_grows_linearly(make, request):
     observed = ratio(make, build_context_packet)
-    assert 3.5 < observed < 4.6, (
+    # An invalid request words its first 100 problems and only counts the rest, so it grows
+    # a little less than linearly; it must never grow faster.
+    low = 1.5 if request.node.callspec.id == "invalid" else 3.5
+    assert low < observed < 4.6, (
         f"4x the candidates cost {observed:.2f}x the calls (linear is 4, quadratic 16)"
     )

@@ -3,29 +3,39 @@
 Exit codes (stable, for scripts and CI):
 
 * 0: the packet is ``ready``
-* 1: the input could not be read (no such file, not UTF-8, not JSON)
-* 2: the request is invalid (one problem a line on stderr), or the command line is
+* 1: the input could not be read as one JSON request: no such file, closed standard input,
+  larger than ``--max-bytes``, not UTF-8, not JSON, a repeated object key, ``NaN`` or
+  ``Infinity``, nested too deeply
+* 2: the request is invalid (one problem a line on stderr, at most 101 lines)
 * 3: ``refresh_required``
 * 4: ``blocked``
-* 141: the reader closed standard output early (``| head``), as a process killed by SIGPIPE
+* 64: the command line is wrong (a usage error, reported by argparse)
+* 74: standard output could not be written: it is closed, or the disk is full
+* 130: interrupted (Ctrl-C, SIGINT), without a message
+
+A reader that stops early (``harnessbook demo | head -c1``) is not an error: the exit code
+is still the verdict (0, 3 or 4), whether or not the reader left before the output ended.
+No outcome prints a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from harnessbook import __version__
 from harnessbook.context_packet import InvalidRequestError, build_context_packet, demo_request
+from harnessbook.context_packet.errors import _child
 from harnessbook.figure import render_svg
 from harnessbook.schemas import SCHEMA_FILES, load_schema
 
-__all__ = ["main", "EXIT_CODES"]
+__all__ = ["main", "EXIT_CODES", "MAX_BYTES"]
 
 EXIT_CODES: dict[str, int] = {
     "ready": 0,
@@ -33,82 +43,230 @@ EXIT_CODES: dict[str, int] = {
     "invalid_request": 2,
     "refresh_required": 3,
     "blocked": 4,
-    "output_closed": 141,
+    "usage": 64,
+    "output_failed": 74,
+    "interrupted": 130,
 }
 """The exit code of each outcome."""
 
+MAX_BYTES = 64 * 1024 * 1024
+"""The largest input ``build`` reads by default: 64 MiB (change it with ``--max-bytes``)."""
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_CHUNK = 1 << 16
 
 
-def _dump(value: Any, out: TextIO) -> None:
-    text = json.dumps(value, ensure_ascii=False, indent=2)
+class _Unreadable(Exception):
+    """The input is not one readable JSON request: ``head + where + tail`` says why."""
+
+    def __init__(self, tail: str, head: str = "", position: tuple[str, int, int] | None = None) -> None:
+        super().__init__(tail)
+        self.head = head
+        self.position = position  # a JSON syntax error: (message, line, column)
+        self.tail = tail if tail.startswith(":") else " " + tail
+
+
+class _OutputFailed(Exception):
+    """Standard output could not be written; ``error`` is why."""
+
+    def __init__(self, error: OSError | ValueError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Output:
+    """Standard output, with every failure to write turned into `_OutputFailed`."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+        except (OSError, ValueError) as error:  # ValueError: I/O operation on closed file
+            raise _OutputFailed(error) from None
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except (OSError, ValueError) as error:
+            raise _OutputFailed(error) from None
+
+
+def _dump(value: Any, out: _Output) -> None:
+    # Written in chunks, so a large result is never held twice as one string.
+    encoder = json.JSONEncoder(ensure_ascii=False, indent=2)
+    parts: list[str] = []
+    size = 0
+    for part in encoder.iterencode(value):
+        parts.append(part)
+        size += len(part)
+        if size >= _CHUNK:
+            out.write(_escape_surrogates("".join(parts)))
+            parts, size = [], 0
+    parts.append("\n")
+    out.write(_escape_surrogates("".join(parts)))
+
+
+def _escape_surrogates(text: str) -> str:
     # JSON input may escape a lone surrogate ("\\ud800"); UTF-8 cannot encode it, so it is
     # printed escaped again, which keeps the output valid JSON with the same value.
-    text = _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
-    out.write(text)
-    out.write("\n")
+    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
-def _read_request(name: str, stdin: TextIO) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
+    raise _Unreadable(f"{name} is not a JSON value (JSON has no NaN or Infinity)")
+
+
+class _Duplicates:
+    """An ``object_pairs_hook`` that builds dicts and remembers the first one with a repeated key."""
+
+    def __init__(self) -> None:
+        self.found: list[tuple[dict[str, Any], str]] = []
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) != len(pairs) and len(self.found) < 1:
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    self.found.append((obj, key))
+                    break
+                seen.add(key)
+        return obj
+
+
+def _path_of(root: Any, target: object) -> str:
+    """The JSON path of the object ``target`` inside ``root`` (iterative: any depth)."""
+    stack: list[tuple[Any, str]] = [(root, "$")]
+    while stack:
+        value, path = stack.pop()
+        if value is target:
+            return path
+        if type(value) is dict:
+            stack.extend((item, _child(path, key)) for key, item in reversed(value.items()))
+        elif type(value) is list:
+            stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(value))))
+    return "$"  # pragma: no cover - the object came from this very document
+
+
+def _parse(data: bytes) -> Any:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise _Unreadable(f"is not UTF-8: {error.reason} at byte {error.start}") from None
+    del data
+    return _parse_text(text)
+
+
+def _parse_text(text: str) -> Any:
+    """The one JSON request in ``text``, read as strictly as the command line reads it.
+
+    Shared with the in-browser playground, so both refuse the same texts: a repeated key,
+    ``NaN`` or ``Infinity``, nesting too deep or an integer too long to read.
+    """
+    duplicates = _Duplicates()
+    try:
+        request = json.loads(text, object_pairs_hook=duplicates, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as error:
+        raise _Unreadable(
+            f"is not JSON: {error.msg} (line {error.lineno}, column {error.colno})",
+            position=(error.msg, error.lineno, error.colno),
+        ) from None
+    except RecursionError:
+        raise _Unreadable("is nested too deeply to read") from None
+    except _Unreadable as error:
+        raise _Unreadable(f"is not JSON: {error.args[0]}") from None
+    except ValueError as error:  # an integer with more digits than Python converts
+        raise _Unreadable(f"cannot be read as JSON: {error}") from None
+    del text
+    if duplicates.found:
+        obj, key = duplicates.found[0]
+        where = _child(_path_of(request, obj), key)
+        raise _Unreadable(
+            f"repeats the key {where}: JSON readers disagree on which value counts, so it is refused"
+        )
+    return request
+
+
+def _read(name: str, stdin: TextIO | None, max_bytes: int) -> Any:
     if name == "-":
+        if stdin is None:
+            raise _Unreadable(": it is closed", head="cannot read ")
         # Read bytes where possible so a non-UTF-8 pipe is reported, not mis-decoded.
         buffer = getattr(stdin, "buffer", None)
-        data = buffer.read() if buffer is not None else stdin.read().encode("utf-8")
+        try:
+            if buffer is not None:
+                data = buffer.read(max_bytes + 1)
+            else:
+                data = stdin.read(max_bytes + 1).encode("utf-8", "surrogatepass")
+        except (OSError, ValueError) as error:
+            raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
     else:
-        with open(name, "rb") as handle:
-            data = handle.read()
-    return json.loads(data.decode("utf-8-sig"))
+        try:
+            with open(name, "rb") as handle:
+                data = handle.read(max_bytes + 1)
+        except OSError as error:
+            raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
+    if len(data) > max_bytes:
+        raise _Unreadable(f"is larger than {max_bytes} bytes, the limit (raise it with --max-bytes)")
+    return _parse(data)
 
 
-def _build(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+def _reason(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
+
+
+def _say(stderr: TextIO | None, line: str) -> None:
+    """Write one line to standard error; a closed or broken stderr is not worth a traceback."""
+    if stderr is None:
+        return
+    try:
+        stderr.write(line + "\n")
+        stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _build(args: argparse.Namespace, stdin: TextIO | None, stderr: TextIO | None) -> tuple[bool, Any]:
+    """Whether the input was read, and the request it holds."""
     where = "standard input" if args.file == "-" else args.file
     try:
-        request = _read_request(args.file, stdin)
-    except OSError as error:
-        stderr.write(f"harnessbook: cannot read {where}: {error.strerror or error}\n")
-        return EXIT_CODES["unreadable_input"]
-    except UnicodeDecodeError as error:
-        stderr.write(f"harnessbook: {where} is not UTF-8: {error.reason} at byte {error.start}\n")
-        return EXIT_CODES["unreadable_input"]
-    except json.JSONDecodeError as error:
-        stderr.write(
-            f"harnessbook: {where} is not JSON: {error.msg} (line {error.lineno}, column {error.colno})\n"
-        )
-        return EXIT_CODES["unreadable_input"]
-    except RecursionError:
-        stderr.write(f"harnessbook: {where} is nested too deeply to read\n")
-        return EXIT_CODES["unreadable_input"]
-    except ValueError as error:  # e.g. an integer with more digits than Python converts
-        stderr.write(f"harnessbook: {where} cannot be read as JSON: {error}\n")
-        return EXIT_CODES["unreadable_input"]
-    return _emit(request, stdout, stderr, output=args.format, lang=args.lang)
+        return True, _read(args.file, stdin, args.max_bytes)
+    except _Unreadable as error:
+        _say(stderr, f"harnessbook: {error.head}{where}{error.tail}")
+        return False, None
 
 
-def _emit(request: Any, stdout: TextIO, stderr: TextIO, *, output: str = "json", lang: str = "zh") -> int:
+def _max_bytes(text: str) -> int:
     try:
-        result = build_context_packet(request)
-    except InvalidRequestError as error:
-        for problem in error.problems:
-            stderr.write(f"{problem}\n")
-        return EXIT_CODES["invalid_request"]
-    if output == "svg":
-        # The figure the book's pages show (harnessbook.figure); the exit code is the same.
-        stdout.write(render_svg(result, lang))
-    else:
-        _dump(result, stdout)
-    return EXIT_CODES[result["state"]]
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        # argparse exits 2 on a usage error; 2 means an invalid request here.
+        super().exit(EXIT_CODES["usage"] if status == 2 else status, message)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="harnessbook",
         description="Build chapter 6's minimal context packet from a JSON request.",
-        epilog="exit codes: 0 ready, 1 unreadable input, 2 invalid request, 3 refresh_required, "
-        "4 blocked, 141 output closed early",
+        epilog=(
+            "exit codes: 0 ready, 1 unreadable input, 2 invalid request, 3 refresh_required, "
+            "4 blocked, 64 usage error, 74 output failed, 130 interrupted"
+        ),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     commands.add_parser("demo", help="print the packet of the chapter's demo request")
     build = commands.add_parser("build", help="read a request as JSON and print the result")
     build.add_argument("file", metavar="FILE", help="a JSON file, or - for standard input")
@@ -119,9 +277,27 @@ def _parser() -> argparse.ArgumentParser:
         help="print the result as JSON (the default) or draw it as an SVG figure",
     )
     build.add_argument("--lang", choices=("zh", "en"), default="zh", help="the figure's language (svg only)")
+    build.add_argument(
+        "--max-bytes",
+        type=_max_bytes,
+        default=MAX_BYTES,
+        metavar="N",
+        help=f"refuse input larger than N bytes (default {MAX_BYTES}, 64 MiB)",
+    )
     schema = commands.add_parser("schema", help="print the JSON Schema of the request or the result")
     schema.add_argument("name", choices=sorted(SCHEMA_FILES), help="which schema")
     return parser
+
+
+def _quiet_stdout() -> None:
+    # Point file descriptor 1 at /dev/null so the interpreter's last flush of what is still
+    # buffered cannot fail again, with an "Exception ignored" message, at exit.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:  # pragma: no cover - /dev/null is always there
+        pass
 
 
 def main(
@@ -132,33 +308,69 @@ def main(
     stderr: TextIO | None = None,
 ) -> int:
     """Run the command line and return its exit code (see [`EXIT_CODES`][harnessbook.cli.EXIT_CODES])."""
+    own_stdout = stdout is None
     if stdout is None:
-        # The output is UTF-8 whatever the locale says: Chinese text is printed, not escaped.
-        if hasattr(sys.stdout, "reconfigure"):
-            sys.stdout.reconfigure(encoding="utf-8")
-        stdout = sys.stdout
-    stdin = stdin or sys.stdin
-    stderr = stderr or sys.stderr
+        stdout = sys.stdout  # None when the shell closed it (`>&-`)
+        if stdout is not None and hasattr(stdout, "reconfigure"):
+            # The output is UTF-8 whatever the locale says: Chinese text is printed, not escaped.
+            stdout.reconfigure(encoding="utf-8")
+    if stdin is None:
+        stdin = sys.stdin
+    if stderr is None:
+        stderr = sys.stderr
+    try:
+        return _main(argv, stdin, stdout, stderr, own_stdout)
+    except KeyboardInterrupt:
+        if own_stdout:
+            _quiet_stdout()
+        return EXIT_CODES["interrupted"]
+
+
+def _main(
+    argv: Sequence[str] | None,
+    stdin: TextIO | None,
+    stdout: TextIO | None,
+    stderr: TextIO | None,
+    own_stdout: bool,
+) -> int:
     try:
         args = _parser().parse_args(argv)
-    except SystemExit as exit_:  # argparse reports usage errors itself, with exit code 2
-        return int(exit_.code or 0)
+    except SystemExit as exit_:  # argparse reports usage errors (64) and --help (0) itself
+        return exit_.code if isinstance(exit_.code, int) else EXIT_CODES["usage"]
+    if stdout is None:
+        _say(stderr, "harnessbook: cannot write standard output: it is closed")
+        return EXIT_CODES["output_failed"]
+    output: Any
+    if args.command == "schema":
+        code, output = EXIT_CODES["ready"], load_schema(args.name)
+    else:
+        read, request = (True, demo_request()) if args.command == "demo" else _build(args, stdin, stderr)
+        if not read:
+            return EXIT_CODES["unreadable_input"]  # already reported
+        try:
+            output = build_context_packet(request)
+        except InvalidRequestError as error:
+            for problem in error.problems:
+                _say(stderr, problem)
+            return EXIT_CODES["invalid_request"]
+        del request
+        code = EXIT_CODES[output["state"]]
+    # The verdict is decided before anything is written, so it cannot depend on the reader.
+    out = _Output(stdout)
     try:
-        if args.command == "demo":
-            code = _emit(demo_request(), stdout, stderr)
-        elif args.command == "schema":
-            _dump(load_schema(args.name), stdout)
-            code = 0
+        if args.command == "build" and args.format == "svg":
+            # The figure the book's pages show (harnessbook.figure); the exit code is the same.
+            out.write(render_svg(output, args.lang))
         else:
-            code = _build(args, stdin, stdout, stderr)
-        stdout.flush()
-    except BrokenPipeError:
-        # The reader stopped early (`harnessbook demo | head -3`): not a failure to report
-        # with a traceback. Point stdout at /dev/null so the interpreter's final flush is quiet.
-        if stdout is sys.stdout:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_CODES["output_closed"]
+            _dump(output, out)
+        out.flush()
+    except _OutputFailed as failed:
+        if own_stdout:
+            _quiet_stdout()
+        if isinstance(failed.error, OSError) and failed.error.errno == errno.EPIPE:
+            return code  # the reader stopped early (`| head`): not a failure, the verdict stands
+        _say(stderr, f"harnessbook: cannot write standard output: {_reason(failed.error)}")
+        return EXIT_CODES["output_failed"]
     return code
 
 

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from harnessbook import InvalidRequestError, build_context_packet, demo_request
+from harnessbook.cli import _parse_text, _Unreadable
 from tests import soup
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,13 +93,16 @@ def pages_with_examples() -> list[Path]:
 def cpython(text: str) -> dict:
     """What the playground must show for ``text``, computed by CPython's builder."""
     try:
-        request = json.loads(text)
-    except json.JSONDecodeError as error:
-        return {"kind": "invalid-json", "line": error.lineno, "column": error.colno, "message": error.msg}
+        request = _parse_text(text)  # read as strictly as the command line and the page read it
+    except _Unreadable as error:
+        if error.position is None:
+            return {"kind": "unreadable", "message": "input" + error.tail}
+        message, line, column = error.position
+        return {"kind": "invalid-json", "line": line, "column": column, "message": message}
     try:
         result = build_context_packet(request)
     except InvalidRequestError as error:
-        return {"kind": "invalid-request", "problems": list(error.problems)}
+        return {"kind": "invalid-request", "problems": list(error.problems), "total": error.total}
     return {
         "kind": "result",
         "state": result["state"],
@@ -129,6 +133,12 @@ READ_PANEL = """panel => {
   if (problems) shown.problems = Array.from(problems.children).map(li => li.textContent);
   const invalid = output.querySelector('[data-playground-invalid-json]');
   if (invalid) shown.message = invalid.textContent;
+  const unreadable = output.querySelector('[data-playground-unreadable]');
+  if (unreadable) shown.message = unreadable.textContent;
+  const more = output.querySelector('[data-playground-more]');
+  if (more) shown.more = more.textContent;
+  const title = output.querySelector('.hb-playground__error-title');
+  if (title) shown.title = title.textContent;
   shown.elements = Array.from(output.querySelectorAll('*')).map(e => e.tagName.toLowerCase());
   return shown;
 }"""
@@ -187,6 +197,8 @@ def assert_same_as_cpython(shown: dict, text: str, where: str) -> None:
         ], f"{where}: state and phase are not the highlighted lines"
     elif expected["kind"] == "invalid-request":
         assert shown["problems"] == expected["problems"], f"{where}: the problems differ from CPython's"
+    elif expected["kind"] == "unreadable":
+        assert expected["message"] in shown["message"], f"{where}: {shown['message']!r}"
     else:
         # Reported as invalid JSON, with a position. The wording is not compared: it comes from
         # the json module of Pyodide's Python (3.14), which words some errors unlike CPython 3.11
@@ -649,4 +661,92 @@ def test_hostile_ids_stay_text_in_the_playground_figure(new_page, site_url):
     assert not {"script", "img", "b"} & set(shown["elements"])
     assert page.evaluate("() => window.__pwned") is None
     assert output.locator("[data-playground-figure-refused]").count() == 0
+    assert log.problems() == []
+
+
+# --------------------------------------------------------------------------- hostile and huge input (issue 11)
+
+# Every task the main thread runs while a request is sent, run and drawn, as the browser's
+# Long Tasks API reports it (tasks over 50 ms). The page must never block for 200 ms or more.
+OBSERVE_LONG_TASKS = """() => {
+  window.__longTasks = [];
+  new PerformanceObserver(list => {
+    for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
+  }).observe({ type: 'longtask' });
+}"""
+
+
+def run_large(page, index: int, text: str) -> tuple[dict, list[float]]:
+    """Put ``text`` in the editor without typing it, then run it, watching for long tasks."""
+    before = runs(page, index)
+    panel = panel_of(page, index)
+    panel.locator("[data-playground-editor]").evaluate("(editor, text) => { editor.value = text; }", text)
+    page.wait_for_timeout(300)  # let the browser settle after the editor's layout
+    page.evaluate(OBSERVE_LONG_TASKS)
+    panel.locator("[data-playground-run]").click()
+    shown = wait_done(page, index, after=before)
+    page.wait_for_timeout(500)  # tasks are reported after they end
+    return shown, page.evaluate("() => window.__longTasks")
+
+
+def assert_next_run_works(page) -> None:
+    text = json.dumps(demo_request())
+    assert_same_as_cpython(run_edited(page, 0, text), text, "a normal request after a hostile one")
+
+
+def test_a_hundred_thousand_empty_candidates_keep_the_page_responsive(new_page, site_url):
+    page, log = new_page()
+    goto(page, site_url + page_url(example_page()))
+    open_and_run(page, 0)
+    text = json.dumps({"taskAnchor": {}, "budgetUnits": 1, "candidates": [{}] * 100_000})
+    shown, long_tasks = run_large(page, 0, text)
+    assert shown["kind"] == "invalid-request", shown["status"]
+    expected = cpython(text)
+    assert shown["problems"] == expected["problems"]  # 100 problems and one "… and K more" line
+    assert len(shown["problems"]) == 101 and shown["problems"][-1] == "… and 599903 more problems"
+    assert "600003" in shown["title"]  # the heading counts every problem
+    assert max(long_tasks, default=0) < 200, f"main-thread tasks of {sorted(long_tasks)[-3:]} ms"
+    assert_next_run_works(page)
+    assert log.problems() == []
+
+
+def test_a_huge_result_is_drawn_capped_without_a_long_task(new_page, site_url):
+    page, log = new_page()
+    goto(page, site_url + page_url(example_page()))
+    open_and_run(page, 0)
+    request = demo_request()
+    template = request["candidates"][0]
+    request["candidates"] = [{**template, "id": f"c{n}", "sizeUnits": 1} for n in range(5_000)]
+    request["budgetUnits"] = 5_000
+    text = json.dumps(request, ensure_ascii=False)
+    shown, long_tasks = run_large(page, 0, text)
+    assert shown["kind"] == "result", shown["status"]
+    full = cpython(text)["text"].split("\n")
+    assert shown["text"] == "\n".join(full[:2000])
+    assert f"{len(full) - 2000}" in shown["more"]
+    assert shown["highlighted"] == ['  "state": "ready",', '  "phase": "assembled",']
+    assert max(long_tasks, default=0) < 200, f"main-thread tasks of {sorted(long_tasks)[-3:]} ms"
+    assert log.problems() == []
+
+
+HOSTILE_TEXTS = {
+    "5,000-digit budget": '{"budgetUnits": ' + "9" * 5000 + "}",
+    "10,000-deep nesting": "[" * 10_000 + "]" * 10_000,
+    "a repeated key": '{"budgetUnits": 8, "budgetUnits": 80}',
+    "NaN": '{"budgetUnits": NaN}',
+}
+
+
+def test_hostile_json_is_bad_input_not_a_bug_and_the_next_run_works(new_page, site_url):
+    page, log = new_page()
+    goto(page, site_url + page_url(example_page()))
+    open_and_run(page, 0)
+    for name, text in HOSTILE_TEXTS.items():
+        shown = run_edited(page, 0, text)
+        assert shown["kind"] == "unreadable", (name, shown["status"])
+        assert shown["statusKind"] == "unreadable", name
+        if name != "10,000-deep nesting":  # the page refuses that one before Python reads it
+            assert_same_as_cpython(shown, text, name)
+        assert "bug" not in shown["status"] and "缺陷" not in shown["status"], name
+        assert_next_run_works(page)
     assert log.problems() == []

@@ -22,6 +22,8 @@
   var PYODIDE_DIR = "pyodide-314.0.8/";
   var DEFAULT_TIMEOUT_MS = 60000;
   var RUN_TIMEOUT_MS = 30000;
+  var MAX_PROBLEM_ITEMS = 101; // the builder's bound: 100 problems and one "… and K more" line
+  var HEAD_LINES = 4; // result lines drawn one by one (state and phase are among them)
 
   var LABELS = {
     zh: {
@@ -43,6 +45,9 @@
       problems: "",
       invalidJson: "这不是合法的 JSON（第 {line} 行第 {column} 列）：{message}",
       refusedStatus: "完成：构建器拒绝了这个请求，问题列在下面。",
+      unreadable: "这个输入无法作为一个 JSON 请求读取（{message}）。",
+      unreadableStatus: "没有运行：输入无法读取，原因见下面。",
+      moreLines: "… 以及另外 {count} 行（页面上只显示前面的部分；完整结果请用命令行 harnessbook build 取得）",
       invalidJsonStatus: "没有运行：输入不是合法的 JSON，原因见下面。",
       error: "构建器抛出了意外的异常，这是一个缺陷：",
       timeout: "浏览器中的 Python 在 {seconds} 秒内没有加载完成，已经停止。请检查网络后再试一次。",
@@ -73,6 +78,9 @@
       problems: "problems",
       invalidJson: "This is not valid JSON (line {line}, column {column}): {message}",
       refusedStatus: "Done: the builder refused this request; the problems are listed below.",
+      unreadable: "This input cannot be read as one JSON request: the {message}.",
+      unreadableStatus: "Not run: the input cannot be read; see below.",
+      moreLines: "… and {count} more lines (the page shows the beginning only; harnessbook build gives the full result)",
       invalidJsonStatus: "Not run: the input is not valid JSON; see below.",
       error: "The builder raised an unexpected exception, which is a bug:",
       timeout: "Python for the browser did not finish loading within {seconds} seconds and was stopped. Check your connection and try again.",
@@ -183,8 +191,8 @@
           var entry = state.pending.get(message.id);
           if (entry) {
             state.pending.delete(message.id);
-            clearTimeout(entry.timer);
-            entry.resolve(message.outcome);
+            // The run's timer keeps running until the outcome is drawn (see go()).
+            entry.resolve({ outcome: message.outcome, timer: entry.timer, deadline: entry.deadline });
           }
         }
       });
@@ -216,10 +224,12 @@
         var timer = setTimeout(function () {
           state.fail(new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 })));
         }, RUN_TIMEOUT_MS);
-        state.pending.set(id, { resolve: resolve, reject: reject, timer: timer });
+        state.pending.set(id, { resolve: resolve, reject: reject, timer: timer, deadline: Date.now() + RUN_TIMEOUT_MS });
         state.worker.postMessage({ type: "run", id: id, text: text, lang: edition() });
-      }).then(function (outcome) {
-        return { outcome: outcome, info: info };
+      }).then(function (answer) {
+        answer.info = info;
+        answer.state = state;
+        return answer;
       });
     });
   }
@@ -304,8 +314,19 @@
         runRequest(editor.value, function (stage) {
           setStatus(status, stage === "package" ? T.loadingPackage : T.loading, "loading");
         }).then(function (answer) {
+          if (Date.now() > answer.deadline) {
+            // The timeout covers drawing too: a result that arrives too late is not drawn.
+            answer.state.fail(new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 })));
+            throw new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 }));
+          }
           show(output, status, answer.outcome, answer.info);
-        }, function (error) {
+          clearTimeout(answer.timer);
+          if (answer.outcome.restart) {
+            // The worker ran out of stack or memory: start a fresh one for the next run.
+            answer.state.worker.terminate();
+            if (runtime === answer.state) runtime = null;
+          }
+        }).catch(function (error) {
           output.hidden = true;
           output.replaceChildren();
           output.removeAttribute("data-outcome");
@@ -431,8 +452,13 @@
       figure.appendChild(element("span", { class: "filename" }, T.resultTitle));
       var pre = element("pre", { tabindex: "0" });
       var code = element("code", { "data-playground-result": "" });
-      // The result text, line by line; the top-level state and phase lines are highlighted.
-      outcome.text.split("\n").forEach(function (line, index) {
+      // The top-level state and phase lines (at the top) are highlighted; everything after the
+      // first lines is one text node, however long, so drawing costs the same for any result.
+      var text = outcome.text;
+      var cut = 0;
+      for (var n = 0; n < HEAD_LINES && cut !== -1; n++) cut = text.indexOf("\n", cut + (n > 0 ? 1 : 0));
+      var head = cut === -1 ? text : text.slice(0, cut);
+      head.split("\n").forEach(function (line, index) {
         if (index > 0) code.appendChild(document.createTextNode("\n"));
         if (/^  "(state|phase)": /.test(line)) {
           code.appendChild(element("mark", { class: "hb-playground__key" }, line));
@@ -440,19 +466,29 @@
           code.appendChild(document.createTextNode(line));
         }
       });
+      if (cut !== -1) code.appendChild(document.createTextNode(text.slice(cut)));
       pre.appendChild(code);
       figure.appendChild(pre);
       output.appendChild(figure);
+      if (outcome.moreLines > 0) {
+        output.appendChild(element("p", { class: "hb-playground__more", "data-playground-more": "" }, format(T.moreLines, { count: outcome.moreLines })));
+      }
     } else if (outcome.kind === "invalid-request") {
-      var count = outcome.problems.length;
+      // The builder keeps at most 100 problems and one "… and K more problems" line; the
+      // count is the total. Drawing stops at MAX_PROBLEM_ITEMS whatever arrives.
+      var count = typeof outcome.total === "number" ? outcome.total : outcome.problems.length;
       var heading = format(T.invalidRequest, { count: count, problems: count === 1 ? T.problem : T.problems });
       setStatus(status, T.refusedStatus, "invalid-request");
       output.appendChild(element("p", { class: "hb-playground__error-title" }, heading));
       var list = element("ul", { class: "hb-playground__problems", "data-playground-problems": "" });
-      outcome.problems.forEach(function (problem) {
+      outcome.problems.slice(0, MAX_PROBLEM_ITEMS).forEach(function (problem) {
         list.appendChild(element("li", {}, problem));
       });
       output.appendChild(list);
+    } else if (outcome.kind === "unreadable") {
+      // Input too long, too deep, ambiguous (a repeated key) or not JSON (NaN): bad input, not a bug.
+      setStatus(status, T.unreadableStatus, "unreadable");
+      output.appendChild(element("p", { class: "hb-playground__error-title", "data-playground-unreadable": "" }, format(T.unreadable, { message: outcome.message })));
     } else if (outcome.kind === "invalid-json") {
       var message = format(T.invalidJson, { line: outcome.line, column: outcome.column, message: outcome.message });
       setStatus(status, T.invalidJsonStatus, "invalid-json");

@@ -7,34 +7,53 @@
 //               {type: "outcome", id, outcome: {...}}   (see RUNNER below)
 // A run names the edition's language (lang: "zh" | "en") for the figure's words.
 
-// Run in Python, so that the browser parses the request exactly as CPython's json.loads does
-// (duplicate keys, big integers, NaN...) and formats the result as the CLI and the pages do.
+// Run in Python, so that the browser reads the request exactly as the command line does
+// (harnessbook.cli._parse_text: repeated keys, NaN, deep nesting and over-long integers are
+// refused as unreadable input) and formats the result as the CLI and the pages do. What is
+// sent back is bounded: at most 101 problem lines (the builder's own bound) and the first
+// RESULT_LINES lines of the result, with the number of lines left out.
 const RUNNER = `
 import json
 import traceback
 
 from harnessbook import InvalidRequestError, build_context_packet
 from harnessbook.figure import render_svg, render_table
+from harnessbook.cli import _Unreadable, _parse_text
+
+RESULT_LINES = 2000
 
 
 def _harnessbook_playground_run(text, lang):
     try:
-        request = json.loads(text)
-    except json.JSONDecodeError as error:
-        outcome = {"kind": "invalid-json", "message": error.msg, "line": error.lineno, "column": error.colno}
+        request = _parse_text(text)
+    except _Unreadable as error:
+        if error.position is not None:
+            message, line, column = error.position
+            outcome = {"kind": "invalid-json", "message": message, "line": line, "column": column}
+        else:
+            outcome = {"kind": "unreadable", "message": "input" + error.tail}
+    except MemoryError:
+        outcome = {"kind": "unreadable", "message": "input is too large to read here"}
     else:
         try:
             result = build_context_packet(request)
         except InvalidRequestError as error:
-            outcome = {"kind": "invalid-request", "problems": list(error.problems)}
+            outcome = {"kind": "invalid-request", "problems": list(error.problems), "total": error.total}
+        except MemoryError:
+            outcome = {"kind": "unreadable", "message": "input is too large to build here"}
         except Exception:
-            outcome = {"kind": "error", "message": traceback.format_exc()}
+            outcome = {"kind": "error", "message": traceback.format_exc()[-4000:]}
         else:
+            lines = json.dumps(result, ensure_ascii=False, indent=2).split("\\n", RESULT_LINES)
+            more = 0
+            if len(lines) > RESULT_LINES:
+                more = lines.pop().count("\\n") + 1
             outcome = {
                 "kind": "result",
                 "state": result["state"],
                 "phase": result["phase"],
-                "text": json.dumps(result, ensure_ascii=False, indent=2),
+                "text": "\\n".join(lines),
+                "moreLines": more,
                 # The same figure and decision table as on the book's pages (hooks/figures.py).
                 "svg": render_svg(result, lang),
                 "table": render_table(result, lang),
@@ -44,6 +63,29 @@ def _harnessbook_playground_run(text, lang):
 
 _harnessbook_playground_run
 `;
+
+// Deeper than this, the text is refused before Python sees it: CPython's own limit is about
+// the same (sys.getrecursionlimit(), 1000), and under WebAssembly a deeper parse could exhaust
+// the JavaScript stack (a RangeError) instead of raising RecursionError.
+const MAX_DEPTH = 1000;
+
+function nestingDepth(text) {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return deepest;
+}
 
 const EXPECTED_WASM_TYPE = "application/wasm";
 
@@ -140,10 +182,21 @@ self.addEventListener("message", async (event) => {
     }
   } else if (message.type === "run") {
     let outcome;
-    try {
-      outcome = JSON.parse(run(message.text, message.lang === "en" ? "en" : "zh"));
-    } catch (error) {
-      outcome = { kind: "error", message: describe(error) };
+    if (nestingDepth(message.text) > MAX_DEPTH) {
+      outcome = { kind: "unreadable", message: `input is nested deeper than ${MAX_DEPTH} levels` };
+    } else {
+      try {
+        outcome = JSON.parse(run(message.text, message.lang === "en" ? "en" : "zh"));
+      } catch (error) {
+        // Not a Python exception the runner caught: the JavaScript stack or memory ran out
+        // (RangeError), or Pyodide itself failed. The input was too much for the page; the
+        // runtime may be unusable now, so the page starts a fresh one for the next run.
+        const text = describe(error);
+        const exhausted = error instanceof RangeError || /RangeError|Maximum call stack|out of memory|RecursionError|MemoryError/i.test(text);
+        outcome = exhausted
+          ? { kind: "unreadable", message: "input is too large or too deeply nested to read here", restart: true }
+          : { kind: "error", message: text.slice(-4000), restart: true };
+      }
     }
     self.postMessage({ type: "outcome", id: message.id, outcome });
   }

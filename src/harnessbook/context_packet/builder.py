@@ -26,7 +26,7 @@ from harnessbook.context_packet.rules import (
     processing_order,
     provenance_gate,
 )
-from harnessbook.context_packet.validation import validate_request
+from harnessbook.context_packet.validation import _validated
 
 __all__ = ["build_context_packet"]
 
@@ -128,7 +128,9 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
         >>> result["packet"]["usedBudgetUnits"], result["packet"]["budgetUnits"]
         (3, 8)
     """
-    validate_request(request)
+    # Validation hands back a plain copy when the request holds subclasses (an IntEnum
+    # budget, a str enum id), so the result is plain JSON whatever the caller passed.
+    request = _validated(request)
     anchor = request["taskAnchor"]
     budget = request["budgetUnits"]
     candidates = request["candidates"]

@@ -1,36 +1,95 @@
 """The input error of chapter 6, and how a problem shows the value it is about.
 
-Every problem is one ``"<json path>: <what is wrong>"`` string. Values from the request are
-caller data: they are shown short, as JSON where possible, and never raise while being shown.
+Every problem is one ``"<json path>: <what is wrong>"`` line. Values from the request are
+caller data: they are shown short (cut to a fixed width), as JSON where possible, on one line
+whatever characters they hold, and never raise while being shown. However large or broken a
+request is, the report stays bounded: the first [`MAX_PROBLEMS`][harnessbook.context_packet.errors.MAX_PROBLEMS]
+problems are kept and the rest are counted.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
-__all__ = ["InvalidRequestError"]
+__all__ = ["InvalidRequestError", "MAX_PROBLEMS", "SHOWN_WIDTH", "KEY_WIDTH"]
+
+MAX_PROBLEMS = 100
+"""How many problems an [`InvalidRequestError`][harnessbook.context_packet.errors.InvalidRequestError]
+keeps; any more are counted in ``total`` and summed up in one last line."""
+
+SHOWN_WIDTH = 60
+"""The widest a value from the request is shown inside a problem, in characters."""
+
+KEY_WIDTH = 40
+"""The widest an object key from the request is shown inside a JSON path, in characters."""
+
+
+def _more_line(more: int) -> str:
+    return f"… and {more} more problem{'s' if more != 1 else ''}"
 
 
 class InvalidRequestError(ValueError):
-    """The request breaks the contract. Carries every problem found, not just the first.
+    """The request breaks the contract. Carries every problem found, up to a bound.
 
     Attributes:
-        problems: One ``"<json path>: <what is wrong>"`` string per problem: first those of
-            a top-down walk of the request (candidates in input order), then the cross-field
-            problems of ``conflictsWith`` targets.
+        problems: One ``"<json path>: <what is wrong>"`` line per problem: first those of a
+            top-down walk of the request (candidates in input order), then the cross-field
+            problems of ``conflictsWith`` targets. The first
+            [`MAX_PROBLEMS`][harnessbook.context_packet.errors.MAX_PROBLEMS] are kept, then, if
+            there were more, one line ``"… and K more problems"``.
+        total: How many problems were found in all, including those not kept.
     """
 
-    def __init__(self, problems: list[str] | tuple[str, ...]) -> None:
-        self.problems: tuple[str, ...] = tuple(problems)
-        count = len(self.problems)
+    def __init__(self, problems: Iterable[str], total: int | None = None) -> None:
+        listed = tuple(problems)
+        kept = listed[:MAX_PROBLEMS]
+        self.total: int = max(len(listed), total or 0)
+        more = self.total - len(kept)
+        self.problems: tuple[str, ...] = kept + ((_more_line(more),) if more > 0 else ())
+        count = self.total
         heading = f"invalid context packet request ({count} problem{'s' if count != 1 else ''}):"
         super().__init__("\n".join([heading, *(f"  {p}" for p in self.problems)]))
 
 
+class _Problems:
+    """Collects problems: keeps the first ``MAX_PROBLEMS`` lines and counts the rest."""
+
+    __slots__ = ("items", "total")
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self.total = 0
+
+    @property
+    def full(self) -> bool:
+        """True once no further line would be kept: callers may count without wording."""
+        return self.total >= MAX_PROBLEMS
+
+    def append(self, line: str) -> None:
+        self.total += 1
+        if len(self.items) < MAX_PROBLEMS:
+            self.items.append(line)
+
+    def count(self, more: int = 1) -> None:
+        self.total += more
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+    def error(self) -> InvalidRequestError:
+        return InvalidRequestError(self.items, total=self.total)
+
+
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
-_JSON_TYPE_NAMES = {
+# Characters that would break a line or hide text: everything str.isprintable() refuses
+# (controls, line and paragraph separators, format characters such as bidi overrides,
+# lone surrogates), apart from the plain space.
+_UNPRINTABLE = re.compile(r"[^ -~]")
+
+_JSON_TYPE_NAMES: dict[type, str] = {
     type(None): "null",
     bool: "boolean",
     int: "integer",
@@ -41,34 +100,118 @@ _JSON_TYPE_NAMES = {
 }
 
 
+class _Foreign:
+    """Stands in for a value that is not JSON-shaped, in a plain copy of a request.
+
+    Compares by identity and shows the text and type name taken, safely, from the original.
+    """
+
+    __slots__ = ("text", "type_name")
+
+    def __init__(self, text: str, type_name: str) -> None:
+        self.text = text
+        self.type_name = type_name
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 def _type_name(value: object) -> str:
-    name = _JSON_TYPE_NAMES.get(type(value))
+    kind = type(value)
+    if kind is _Foreign:
+        return value.type_name  # type: ignore[attr-defined,no-any-return]
+    name = _JSON_TYPE_NAMES.get(kind)
     if name is not None:
         return name
-    for base, base_name in _JSON_TYPE_NAMES.items():
-        if isinstance(value, base):
-            return base_name
-    return f"Python {type(value).__name__}"
+    return f"Python {_printable(kind.__name__)[:SHOWN_WIDTH]}"
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char.isprintable():
+        return char
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _printable(text: str) -> str:
+    """``text`` with every unprintable character escaped, so it stays on one line."""
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def _cut(text: str, width: int = SHOWN_WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _render(value: object, budget: int, depth: int = 0) -> str:
+    """JSON for ``value``, but never much longer than ``budget`` characters and never slow.
+
+    Work is bounded by the budget, not by the size of the value: long strings are cut before
+    they are encoded, containers stop after the items that fit, huge integers are described.
+    """
+    kind = type(value)
+    if value is None or kind is bool:
+        return json.dumps(value)
+    if kind is str:
+        return json.dumps(value[: budget + 1], ensure_ascii=False)  # type: ignore[index]
+    if kind is int:
+        if value.bit_length() > 4 * budget:  # type: ignore[attr-defined]
+            return "<integer too large to show>"
+        return str(value)
+    if kind is float:
+        return repr(value)
+    if depth > 20:
+        return "..."
+    if kind is list:
+        parts: list[str] = []
+        used = 1
+        for item in value:  # type: ignore[attr-defined]
+            if used > budget:
+                parts.append("...")
+                break
+            part = _render(item, budget - used, depth + 1)
+            parts.append(part)
+            used += len(part) + 2
+        return "[" + ", ".join(parts) + "]"
+    if kind is dict:
+        parts = []
+        used = 1
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if used > budget:
+                parts.append("...")
+                break
+            shown_key = _render(key, budget - used, depth + 1) if type(key) is str else _repr(key)
+            part = f"{shown_key}: {_render(item, budget - used - len(shown_key), depth + 1)}"
+            parts.append(part)
+            used += len(part) + 2
+        return "{" + ", ".join(parts) + "}"
+    return _repr(value)
 
 
 def _shown(value: object) -> str:
-    """A short, readable rendering of a value for an error message."""
+    """A short, one-line, readable rendering of a value for an error message."""
     try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=True)
-    except (TypeError, ValueError, RecursionError):
+        text = _render(value, SHOWN_WIDTH)
+    except Exception:  # a value from the caller may break in any way while shown
         text = _repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return _cut(_printable(text))
 
 
 def _repr(value: object) -> str:
-    # repr() itself fails on integers with more digits than Python converts (ValueError)
-    # and on values nested deeper than the recursion limit (RecursionError).
+    # repr() fails on integers with more digits than Python converts (ValueError), on values
+    # nested deeper than the recursion limit (RecursionError), and in any way at all when a
+    # caller's class defines __repr__. The result is cut and kept on one line.
     try:
-        return repr(value)
+        text = repr(value)
+        if type(text) is not str:
+            raise TypeError
     except RecursionError:
         return f"<{_type_name(value)} nested too deeply to show>"
     except ValueError:
         return f"<{_type_name(value)} too large to show>"
+    except Exception:
+        return f"<{_type_name(value)} that cannot be shown>"
+    return _cut(_printable(text))
 
 
 def _got(value: object) -> str:
@@ -76,7 +219,14 @@ def _got(value: object) -> str:
 
 
 def _child(path: str, key: str) -> str:
-    """The JSON path of ``key`` under ``path``: ``$.a.b``, or ``$.a["odd key"]``."""
+    """The JSON path of ``key`` under ``path``: ``$.a.b``, or ``$.a["odd key"]``.
+
+    A key longer than [`KEY_WIDTH`][harnessbook.context_packet.errors.KEY_WIDTH] is cut and
+    marked with ``...`` and its length; unprintable characters are escaped.
+    """
+    if len(key) > KEY_WIDTH:
+        shown = json.dumps(key[:KEY_WIDTH], ensure_ascii=False)[:-1]
+        return f'{path}[{_printable(shown)}..." ({len(key)} characters)]'
     if _IDENTIFIER.match(key):
         return f"{path}.{key}"
-    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+    return f"{path}[{_printable(json.dumps(key, ensure_ascii=False))}]"

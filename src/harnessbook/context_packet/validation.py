@@ -4,6 +4,12 @@ The walk has two passes. The first checks each key of the request and of each ca
 its own, in request order. The second checks what only the whole request can tell: repeated
 ids and ``conflictsWith`` targets that name no candidate. A fast path accepts the common,
 clean candidate without wording anything; anything unusual takes the detailed walk.
+
+The walk runs no code of the caller's: a request that holds anything but plain ``dict``,
+``list``, ``str``, ``int``, ``float``, ``bool`` and ``None`` (an ``IntEnum`` budget, a ``str``
+enum id, an object whose ``__eq__`` or ``__repr__`` raises) is first copied into plain values,
+and the copy is what is checked and built. Work and the report are bounded: see
+[`errors`][harnessbook.context_packet.errors].
 """
 
 from __future__ import annotations
@@ -14,7 +20,15 @@ import functools
 import re
 from typing import Any, TypeGuard
 
-from harnessbook.context_packet.errors import InvalidRequestError, _child, _got, _repr, _shown
+from harnessbook.context_packet.errors import (
+    _child,
+    _Foreign,
+    _got,
+    _Problems,
+    _repr,
+    _shown,
+    _type_name,
+)
 from harnessbook.context_packet.request import (
     ANCHOR_KEYS,
     CANDIDATE_KEYS,
@@ -22,10 +36,16 @@ from harnessbook.context_packet.request import (
     KINDS,
     RELEVANCES,
     REQUEST_KEYS,
-    Candidate,
 )
 
-__all__ = ["validate_request"]
+__all__ = ["validate_request", "MAX_UNITS"]
+
+MAX_UNITS = 2**53 - 1
+"""The largest ``budgetUnits`` or ``sizeUnits``: 9007199254740991, the largest integer that
+every JSON consumer (a JavaScript number, a double) holds exactly."""
+
+_SUGGEST_WIDTH = 64  # unknown keys longer than this get no "did you mean" (difflib is quadratic)
+_CACHE_WIDTH = 64  # only capturedAt strings this short are remembered between calls
 
 _CANDIDATE_KEY_SET = frozenset(CANDIDATE_KEYS)
 _KIND_SET = frozenset(KINDS)
@@ -34,7 +54,7 @@ _FRESHNESS_SET = frozenset(FRESHNESSES)
 
 _FULL_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})\Z", re.ASCII)
 _DATE_TIME = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))\Z",
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))\Z",
     re.ASCII,
 )
 
@@ -49,22 +69,26 @@ def _is_blank(value: object) -> bool:
 
 
 def _check_unknown_keys(
-    obj: dict[Any, Any], allowed: tuple[str, ...], path: str, problems: list[str]
+    obj: dict[Any, Any], allowed: tuple[str, ...], path: str, problems: _Problems
 ) -> None:
     # A typo ("sizeUnit") must not be silently ignored: every unknown key is a problem.
     for key in obj:
         if key in allowed:
             continue
-        if isinstance(key, str):
-            close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+        if problems.full:
+            problems.count()
+        elif isinstance(key, str):
+            close = (
+                difflib.get_close_matches(key, allowed, n=1, cutoff=0.6) if len(key) <= _SUGGEST_WIDTH else []
+            )
             hint = f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(allowed)})"
             problems.append(f"{_child(path, key)}: unknown key{hint}")
         else:
             problems.append(f"{path}: key {_repr(key)} is not a string; JSON object keys are strings")
 
 
-def _check_non_blank_string(obj: dict[Any, Any], key: str, path: str, problems: list[str]) -> None:
-    where = _child(path, key)
+def _check_non_blank_string(obj: dict[str, Any], key: str, path: str, problems: _Problems) -> None:
+    where = f"{path}.{key}"  # the contract's keys are identifiers
     if key not in obj:
         problems.append(f"{where}: required key is missing")
         return
@@ -76,14 +100,14 @@ def _check_non_blank_string(obj: dict[Any, Any], key: str, path: str, problems: 
 
 
 def _check_enum(
-    obj: dict[Any, Any],
+    obj: dict[str, Any],
     key: str,
     allowed: frozenset[str],
     names: tuple[str, ...],
     path: str,
-    problems: list[str],
+    problems: _Problems,
 ) -> None:
-    where = _child(path, key)
+    where = f"{path}.{key}"
     if key not in obj:
         problems.append(f"{where}: required key is missing")
         return
@@ -92,9 +116,22 @@ def _check_enum(
         problems.append(f"{where}: must be one of {', '.join(names)}; {_got(value)}")
 
 
-@functools.lru_cache(maxsize=4096)
 def _valid_timestamp(text: str) -> bool:
-    """RFC 3339 full-date or date-time with a time zone (JSON Schema's date / date-time)."""
+    """RFC 3339 full-date or date-time with a time zone (JSON Schema's date / date-time).
+
+    Only short strings are remembered between calls, so no caller's large value is kept alive.
+    """
+    if len(text) <= _CACHE_WIDTH:
+        return _valid_short_timestamp(text)
+    return _is_timestamp(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _valid_short_timestamp(text: str) -> bool:
+    return _is_timestamp(text)
+
+
+def _is_timestamp(text: str) -> bool:
     match = _DATE_TIME.match(text) or _FULL_DATE.match(text)
     if match is None:
         return False
@@ -106,22 +143,33 @@ def _valid_timestamp(text: str) -> bool:
     if match.re is _FULL_DATE:
         return True
     hour, minute, second = (int(g) for g in match.group(4, 5, 6))
-    if hour > 23 or minute > 59 or second > 60:  # 60: RFC 3339 allows a leap second
+    if hour > 23 or minute > 59 or second > 60:
         return False
-    # The offset, when there is one, is a real one too.
-    return match.group(7) is None or (int(match.group(7)) <= 23 and int(match.group(8)) <= 59)
+    offset = 0
+    if match.group(8) is not None:
+        offset_hour, offset_minute = int(match.group(8)), int(match.group(9))
+        if offset_hour > 23 or offset_minute > 59:
+            return False
+        offset = (offset_hour * 60 + offset_minute) * (-1 if match.group(7) == "-" else 1)
+    if second == 60:
+        # RFC 3339: a leap second is 23:59:60 in UTC; local time is UTC plus the offset.
+        return (hour * 60 + minute - offset) % 1440 == 23 * 60 + 59
+    return True
 
 
 def _timestamp_problem(text: str) -> str:
     """Why a non-blank capturedAt is refused, in words a reader can act on."""
     if text != text.strip() and _valid_timestamp(text.strip()):
         return "must be an RFC 3339 date or date-time without surrounding whitespace"
-    if _DATE_TIME.match(text) or _FULL_DATE.match(text):
+    match = _DATE_TIME.match(text)
+    if match is not None and match.group(6) == "60":
+        return "has a leap second that is not 23:59:60 in UTC (RFC 3339 allows no other)"
+    if match is not None or _FULL_DATE.match(text):
         return "has the RFC 3339 shape but is not a real calendar date or time of day"
     return "must be an RFC 3339 date (2026-07-15) or date-time with a time zone (2026-07-15T09:30:00Z)"
 
 
-def _check_candidate(candidate: object, path: str, problems: list[str]) -> None:
+def _check_candidate(candidate: object, path: str, problems: _Problems) -> None:
     if not isinstance(candidate, dict):
         problems.append(f"{path}: a candidate must be an object, {_got(candidate)}")
         return
@@ -133,7 +181,7 @@ def _check_candidate(candidate: object, path: str, problems: list[str]) -> None:
         # Absent, null or blank is the provenance gate's business, not an input error.
         value = candidate.get(key)
         if value is not None and not isinstance(value, str):
-            problems.append(f"{_child(path, key)}: must be a string or null, {_got(value)}")
+            problems.append(f"{path}.{key}: must be a string or null, {_got(value)}")
     captured = candidate.get("capturedAt")
     if isinstance(captured, str) and captured.strip() and not _valid_timestamp(captured):
         problems.append(f"{path}.capturedAt: {_timestamp_problem(captured)}, {_got(captured)}")
@@ -145,6 +193,8 @@ def _check_candidate(candidate: object, path: str, problems: list[str]) -> None:
         size = candidate["sizeUnits"]
         if not _is_int(size) or size < 0:
             problems.append(f"{path}.sizeUnits: must be an integer >= 0, {_got(size)}")
+        elif size > MAX_UNITS:
+            problems.append(f"{path}.sizeUnits: {_too_large(size)}")
     if "content" not in candidate:
         problems.append(f"{path}.content: required key is missing")
     elif not isinstance(candidate["content"], str):
@@ -155,7 +205,69 @@ def _check_candidate(candidate: object, path: str, problems: list[str]) -> None:
         _check_conflicts_shape(candidate, path, problems)
 
 
-def _check_conflicts_shape(candidate: dict[Any, Any], path: str, problems: list[str]) -> None:
+def _too_large(value: int) -> str:
+    return (
+        f"must be at most {MAX_UNITS} (2^53 - 1, the largest integer every JSON reader "
+        f"holds exactly), {_got(value)}"
+    )
+
+
+_ENUM_FIELDS = (("kind", _KIND_SET), ("relevance", _RELEVANCE_SET), ("freshness", _FRESHNESS_SET))
+_MISSING_EVERYTHING = 6  # an empty candidate: id, kind, relevance, freshness, sizeUnits, content
+
+
+def _candidate_problem_count(candidate: object) -> int:
+    """How many problems `_check_candidate` would word for ``candidate``, without wording them.
+
+    Used once the report is full, so that a request with 10^5 bad candidates is counted in
+    linear time. tests/test_hostile_input.py checks that the two always agree.
+    """
+    if not isinstance(candidate, dict):
+        return 1
+    if not candidate:
+        return _MISSING_EVERYTHING
+    get = candidate.get
+    count = 0
+    if not _CANDIDATE_KEY_SET.issuperset(candidate):
+        count += sum(1 for key in candidate if key not in CANDIDATE_KEYS)
+    cid = get("id")
+    if not isinstance(cid, str) or not cid.strip():
+        count += 1
+    for key, allowed in _ENUM_FIELDS:
+        value = get(key)
+        if not (isinstance(value, str) and value in allowed):
+            count += 1
+    source = get("source")
+    if source is not None and not isinstance(source, str):
+        count += 1
+    captured = get("capturedAt")
+    if captured is not None:
+        if not isinstance(captured, str) or (captured.strip() and not _valid_timestamp(captured)):
+            count += 1
+    size = get("sizeUnits")
+    if not _is_int(size) or size < 0 or size > MAX_UNITS:
+        count += 1
+    if not isinstance(get("content"), str):
+        count += 1
+    if "reference" in candidate and not isinstance(candidate["reference"], str):
+        count += 1
+    if "conflictsWith" in candidate:
+        value = candidate["conflictsWith"]
+        if get("kind") != "history-summary":
+            count += 1
+        if isinstance(value, (str, list)):
+            seen: set[str] = set()
+            for target in [value] if isinstance(value, str) else value:
+                if not isinstance(target, str) or not target.strip() or target in seen:
+                    count += 1
+                else:
+                    seen.add(target)
+        else:
+            count += 1
+    return count
+
+
+def _check_conflicts_shape(candidate: dict[str, Any], path: str, problems: _Problems) -> None:
     where = f"{path}.conflictsWith"
     value = candidate["conflictsWith"]
     if candidate.get("kind") != "history-summary":
@@ -182,7 +294,7 @@ def _check_conflicts_shape(candidate: dict[Any, Any], path: str, problems: list[
             seen.add(target)
 
 
-def _conflict_targets(candidate: Candidate) -> list[str]:
+def _conflict_targets(candidate: dict[str, Any]) -> list[str]:
     value = candidate["conflictsWith"]
     return [value] if isinstance(value, str) else list(value)
 
@@ -199,20 +311,44 @@ def validate_request(request: object) -> None:
         request: The would-be request, any Python value.
 
     Raises:
-        InvalidRequestError: If anything is wrong. ``problems`` lists every problem as
-            ``"<json path>: <what is wrong>"``: first those of a top-down walk of the
-            request (candidates in input order, repeated ids included), then the cross-field
-            problems of ``conflictsWith`` targets.
+        InvalidRequestError: If anything is wrong. ``problems`` lists the problems as
+            ``"<json path>: <what is wrong>"``: first those of a top-down walk of the request
+            (candidates in input order, repeated ids included), then the cross-field problems
+            of ``conflictsWith`` targets; the first 100, then one line that counts the rest.
+            ``total`` counts them all.
     """
-    problems: list[str] = []
+    _validated(request)
+
+
+def _validated(request: object) -> Any:
+    """Validate ``request`` and return what to build from: the request itself when every value
+    in it is a plain JSON value, else a plain copy of it (see `_plain`)."""
+    try:
+        problems, plain = _walk(request)
+    except Exception:  # a caller's __eq__, __hash__ or __repr__ raised: check a plain copy
+        plain = False
+    if not plain:
+        request = _plain_request(request)
+        problems, _ = _walk(request)
+    if problems:
+        raise problems.error()
+    return request
+
+
+def _walk(request: object) -> tuple[_Problems, bool]:
+    """Every problem of ``request``, and whether every value in it has a plain JSON type."""
+    problems = _Problems()
     if not isinstance(request, dict):
-        raise InvalidRequestError([f"$: a request must be an object, {_got(request)}"])
+        problems.append(f"$: a request must be an object, {_got(request)}")
+        return problems, _is_plain(request, 0)
+    plain = type(request) is dict
     _check_unknown_keys(request, REQUEST_KEYS, "$", problems)
 
     if "taskAnchor" not in request:
         problems.append("$.taskAnchor: required key is missing")
     else:
         anchor = request["taskAnchor"]
+        plain = plain and _is_plain(anchor, 1)
         if not isinstance(anchor, dict):
             problems.append(f"$.taskAnchor: must be an object, {_got(anchor)}")
         else:
@@ -224,18 +360,124 @@ def validate_request(request: object) -> None:
         problems.append("$.budgetUnits: required key is missing")
     else:
         budget = request["budgetUnits"]
+        plain = plain and _is_plain(budget, 0)
         if not _is_int(budget) or budget <= 0:
             problems.append(f"$.budgetUnits: must be an integer greater than 0, {_got(budget)}")
+        elif budget > MAX_UNITS:
+            problems.append(f"$.budgetUnits: {_too_large(budget)}")
 
     if "candidates" not in request:
         problems.append("$.candidates: required key is missing")
     elif not isinstance(request["candidates"], list):
         problems.append(f"$.candidates: must be an array, {_got(request['candidates'])}")
+        plain = plain and _is_plain(request["candidates"], 0)
     else:
-        _check_candidates(request["candidates"], problems)
+        candidates_plain = _check_candidates(request["candidates"], problems)
+        plain = plain and type(request["candidates"]) is list and candidates_plain
 
-    if problems:
-        raise InvalidRequestError(problems)
+    for key, value in request.items():
+        if key not in REQUEST_KEYS:
+            plain = plain and type(key) is str and _is_plain(value, 0)
+    return problems, plain
+
+
+_PLAIN_LEAVES = frozenset({type(None), bool, int, float, str})
+
+
+def _is_plain(value: object, levels: int) -> bool:
+    """Whether ``value`` is plain JSON as deep as the walk looks into it: ``levels`` levels of
+    containers whose items it compares (exact ``dict`` with ``str`` keys, exact ``list``);
+    below that, items are only ever shown, which is safe whatever they are. Leaves must be
+    exact ``str``, ``int``, ``float``, ``bool`` or ``None``. Runs no caller code."""
+    kind = type(value)
+    if kind in _PLAIN_LEAVES:
+        return True
+    if kind is list:
+        return levels == 0 or all(_is_plain(item, levels - 1) for item in value)  # type: ignore[attr-defined]
+    if kind is dict:
+        return levels == 0 or all(
+            type(key) is str and _is_plain(item, levels - 1)
+            for key, item in value.items()  # type: ignore[attr-defined]
+        )
+    return False
+
+
+def _is_plain_candidate(candidate: object) -> bool:
+    if type(candidate) is not dict:
+        return _is_plain(candidate, 0)
+    for key, item in candidate.items():
+        if type(key) is not str:
+            return False
+        if type(item) not in _PLAIN_LEAVES and not _is_plain(item, 1 if key == "conflictsWith" else 0):
+            return False
+    return True
+
+
+def _plain(value: object, levels: int) -> object:
+    """A copy of ``value`` in plain JSON types, ``levels`` levels of containers deep, running
+    none of the caller's code.
+
+    A subclass of ``str``, ``int`` or ``float`` becomes its plain base (``IntEnum.X`` becomes
+    its ``int``); a ``dict`` or ``list`` (or a subclass) is copied while ``levels`` lasts, then
+    kept as it is when it is exactly a ``dict`` or ``list`` (its items are only ever shown);
+    anything else becomes a `_Foreign` placeholder that only shows what it stood for.
+    """
+    kind = type(value)
+    if kind in _PLAIN_LEAVES:
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, bool):  # pragma: no cover - bool cannot be subclassed
+        return bool(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, dict):
+        if levels > 0:
+            return {_plain_key(key): _plain(item, levels - 1) for key, item in dict.items(value)}
+        if kind is dict:
+            return value
+    if isinstance(value, list):
+        if levels > 0:
+            return [_plain(item, levels - 1) for item in list.__iter__(value)]
+        if kind is list:
+            return value
+    return _Foreign(_repr(value), _type_name(value))
+
+
+def _plain_request(request: object) -> object:
+    """`_plain` for a request: as deep as the walk compares, and no deeper."""
+    if not isinstance(request, dict):
+        return _plain(request, 0)
+    copy: dict[object, object] = {}
+    for key, value in dict.items(request):
+        name = _plain_key(key)
+        if name == "taskAnchor":
+            copy[name] = _plain(value, 1)
+        elif name == "candidates" and isinstance(value, list):
+            copy[name] = [_plain_candidate(candidate) for candidate in list.__iter__(value)]
+        else:
+            copy[name] = _plain(value, 0)
+    return copy
+
+
+def _plain_candidate(candidate: object) -> object:
+    if not isinstance(candidate, dict):
+        return _plain(candidate, 0)
+    copy: dict[object, object] = {}
+    for key, value in dict.items(candidate):
+        name = _plain_key(key)
+        copy[name] = _plain(value, 1 if name == "conflictsWith" else 0)
+    return copy
+
+
+def _plain_key(key: object) -> object:
+    if type(key) is str:
+        return key
+    if isinstance(key, str):
+        return str.__str__(key)
+    return _Foreign(_repr(key), _type_name(key))
 
 
 def _is_clean_candidate(candidate: object) -> bool:
@@ -264,6 +506,7 @@ def _is_clean_candidate(candidate: object) -> bool:
         or freshness not in _FRESHNESS_SET
         or type(size) is not int
         or size < 0
+        or size > MAX_UNITS
         or type(get("content")) is not str
     ):
         return False
@@ -292,16 +535,21 @@ def _is_clean_candidate(candidate: object) -> bool:
     return True
 
 
-def _check_candidates(candidates: list[Any], problems: list[str]) -> None:
+def _check_candidates(candidates: list[Any], problems: _Problems) -> bool:
+    """Check every candidate, then the cross-field rules; return whether all were plain."""
     first_use: dict[str, int] = {}
     declares_conflicts = False
+    plain = True
     for index, candidate in enumerate(candidates):
         if _is_clean_candidate(candidate):
             cid = candidate["id"]
             declares_conflicts = declares_conflicts or "conflictsWith" in candidate
         else:
-            path = f"$.candidates[{index}]"
-            _check_candidate(candidate, path, problems)
+            plain = plain and _is_plain_candidate(candidate)
+            if problems.full:  # nothing more will be worded: count, quickly
+                problems.count(_candidate_problem_count(candidate))
+            else:
+                _check_candidate(candidate, f"$.candidates[{index}]", problems)
             if not isinstance(candidate, dict):
                 continue
             declares_conflicts = declares_conflicts or "conflictsWith" in candidate
@@ -315,7 +563,7 @@ def _check_candidates(candidates: list[Any], problems: list[str]) -> None:
         else:
             first_use[cid] = index
     if not declares_conflicts:
-        return
+        return plain
     # Cross-field: a conflict must name another candidate of this request.
     for index, candidate in enumerate(candidates):
         if not (isinstance(candidate, dict) and "conflictsWith" in candidate):
@@ -331,3 +579,4 @@ def _check_candidates(candidates: list[Any], problems: list[str]) -> None:
                 problems.append(f"{at}: a candidate cannot conflict with itself")
             elif target not in first_use:
                 problems.append(f"{at}: names {_shown(target)}, which is not a candidate id of this request")
+    return plain
