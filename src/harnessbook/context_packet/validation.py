@@ -241,9 +241,10 @@ def _candidate_problem_count(candidate: object) -> int:
     if source is not None and not isinstance(source, str):
         count += 1
     captured = get("capturedAt")
-    if captured is not None:
-        if not isinstance(captured, str) or (captured.strip() and not _valid_timestamp(captured)):
-            count += 1
+    if captured is not None and (
+        not isinstance(captured, str) or (captured.strip() and not _valid_timestamp(captured))
+    ):
+        count += 1
     size = get("sizeUnits")
     if not _is_int(size) or size < 0 or size > MAX_UNITS:
         count += 1
