@@ -15,8 +15,12 @@ indexes it (``on_page_context``) and search snippets show no stray space either;
 
 from __future__ import annotations
 
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
 from harnessbook.typography import join_cjk_lines_html
 
 
-def on_page_content(html: str, page, config, files) -> str:
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     return join_cjk_lines_html(html)

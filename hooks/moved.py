@@ -39,12 +39,15 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 MOVED_FILE = "moved.yml"
@@ -173,7 +176,7 @@ def parse_moves(text: str, source: str = MOVED_FILE) -> Moves:
     return Moves(resolved, anchors)
 
 
-def load_moves(config_dir: str | os.PathLike) -> Moves:
+def load_moves(config_dir: str | os.PathLike[str]) -> Moves:
     """``moved.yml`` beside ``mkdocs.yml``; no file means nothing moved."""
     path = Path(config_dir) / MOVED_FILE
     if not path.exists():
@@ -184,7 +187,8 @@ def load_moves(config_dir: str | os.PathLike) -> Moves:
 # --------------------------------------------------------------------------- editions
 
 
-def _i18n(config: MkDocsConfig):
+def _i18n(config: MkDocsConfig) -> Any:
+    # mkdocs-static-i18n ships no types, and PluginCollection.get gives Any for a plugin.
     return config.plugins.get("i18n")
 
 
@@ -229,7 +233,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 
 @event_priority(-200)  # after the i18n plugin (-100) has chosen this edition's files and URLs
-def on_files(files, config: MkDocsConfig):
+def on_files(files: Files, config: MkDocsConfig) -> Files:
     """An old page path must be free (the redirect goes there); a new one must be a page."""
     assert _moves is not None
     _, prefix = edition(config)
@@ -268,7 +272,7 @@ def _has_id(text: str, value: str) -> bool:
     return re.search(rf"""\sid=["']{re.escape(html.escape(value, quote=True))}["']""", text) is not None
 
 
-def on_page_content(content: str, page, config: MkDocsConfig, files) -> str:
+def on_page_content(content: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     assert _moves is not None
     _, prefix = edition(config)
     path = page.url.removeprefix(prefix)
@@ -300,7 +304,7 @@ def on_page_content(content: str, page, config: MkDocsConfig, files) -> str:
     return "".join(top) + content
 
 
-def on_post_page(output: str, page, config: MkDocsConfig) -> str:
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     if page.url not in _pages_with_aliases:
         return output
     script = f'<script src="{html.escape(get_relative_url(SCRIPT_PATH, page.url))}" defer></script>'

@@ -73,13 +73,15 @@ def on_post_build(config: MkDocsConfig) -> None:
     i18n = config.plugins.get("i18n")
     if i18n is not None and i18n.building:
         return  # an edition's inner build: the headers come when every edition is built
+    site_url = config.site_url
+    assert site_url, "publish: on_config lets no build through without an absolute SITE_URL"
     site = Path(config.site_dir)
     (site / "robots.txt").write_text(
-        f"User-agent: *\nAllow: /\n\nSitemap: {config.site_url}sitemap.xml\n", encoding="utf-8"
+        f"User-agent: *\nAllow: /\n\nSitemap: {site_url}sitemap.xml\n", encoding="utf-8"
     )
     # `mkdocs serve` rebuilds on every save: the .gz copies (seconds of CPU) only matter when
     # the site is deployed, so serve skips them; the policy is still written and checked.
-    problems = headers.write_all(site, config.site_url, _editions(config), compress=_command != ["serve"])
+    problems = headers.write_all(site, site_url, _editions(config), compress=_command != ["serve"])
     if problems:
         raise PluginError(
             "publish: pages would break under the Content-Security-Policy as written:\n  "

@@ -21,7 +21,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+from bs4 import BeautifulSoup, Comment, Tag
+from bs4.element import NavigableString
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOK = ROOT / "hooks" / "cjk_line_breaks.py"

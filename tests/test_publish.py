@@ -148,11 +148,11 @@ def test_published_sitemap_and_hreflang_alternates_are_under_site_url(published_
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
     tree = ET.parse(published_site / "sitemap.xml")
     urls = tree.findall("s:url", ns)
-    assert {u.find("s:loc", ns).text for u in urls} == {
+    assert {u.findtext("s:loc", default="", namespaces=ns) for u in urls} == {
         address(published_site, p, PUBLISHED) for p in content_pages(published_site)
     }
     for url in urls:
-        alternates = {a.get("hreflang"): a.get("href") for a in url.findall("x:link", ns)}
+        alternates = {a.get("hreflang"): a.get("href", "") for a in url.findall("x:link", ns)}
         assert set(alternates) == {"zh", "en"}
         assert alternates["en"].startswith(PUBLISHED + "en/"), alternates
         assert alternates["zh"].startswith(PUBLISHED) and not alternates["zh"].startswith(PUBLISHED + "en/")
@@ -393,6 +393,7 @@ def test_the_build_fails_when_a_page_would_break(tmp_path: Path):
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("publish_hook", ROOT / "hooks" / "publish.py")
+    assert spec is not None and spec.loader is not None, "cannot load hooks/publish.py as a module"
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)
     site = _fake_site(tmp_path, '<button onclick="go()">x</button>')

@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _load(name: str, path: Path):
     spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None, f"cannot load {path} as a module"
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
@@ -299,6 +300,7 @@ http {{
                 break
             except OSError:
                 if process.poll() is not None:
+                    assert process.stderr is not None, "nginx runs with stderr=PIPE"
                     pytest.fail(f"nginx did not start: {process.stderr.read().decode()}")
                 time.sleep(0.05)
 

@@ -78,12 +78,12 @@ def _plain(text: str) -> str:
     return " ".join(MARKUP.sub("", text).split())
 
 
-def titles(path: Path) -> tuple[str | None, str | None, dict[str, str]]:
-    """(h1 id, h1 text, {heading id: heading text}) of a page, markup removed."""
+def titles(path: Path) -> tuple[tuple[str, str] | tuple[None, None], dict[str, str]]:
+    """((h1 id, h1 text), {heading id: heading text}) of a page, markup removed; (None, None) without an h1."""
     text = path.read_text(encoding="utf-8")
     headings = {m.group("id"): _plain(m.group("text")) for m in HEADING.finditer(_prose(text))}
     h1 = next((m for m in HEADING.finditer(_prose(text)) if len(m.group("hashes")) == 1), None)
-    return (h1.group("id"), _plain(h1.group("text"))) if h1 else (None, None), headings  # type: ignore[return-value]
+    return (h1.group("id"), _plain(h1.group("text"))) if h1 else (None, None), headings
 
 
 def _prose(text: str) -> str:

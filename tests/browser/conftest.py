@@ -29,6 +29,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import pytest
@@ -83,10 +84,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
             terminalreporter.write_line(line)
 
 
-def require(path: Path | str | None, what: str) -> None:
-    """Skip (locally) or fail (under CI) when a tool the browser tests need is missing."""
+_Found = TypeVar("_Found", Path, str)
+
+
+def require(path: _Found | None, what: str) -> _Found:
+    """Skip (locally) or fail (under CI) when a tool the browser tests need is missing; else ``path``."""
     if path is not None and Path(path).exists():
-        return
+        return path
     reason = f"{what} is not installed ({path or 'not found'}); .ci/run installs it"
     if os.environ.get("CI"):
         pytest.fail(f"CI never skips browser tests: {reason}", pytrace=False)
@@ -126,8 +130,7 @@ def nginx(site_root: Path) -> Iterator[Nginx]:
     ``.url`` (``http://127.0.0.1:PORT/``), ``.site``, ``.error_log()``. Where nginx is not
     installed the tests that use it skip (locally) or fail (under CI).
     """
-    executable = nginx_executable()
-    require(executable, "nginx (apt-get install nginx)")
+    executable = require(nginx_executable(), "nginx (apt-get install nginx)")
     server = Nginx(site_root, executable)
     yield server
     server.close()
@@ -263,10 +266,7 @@ def axe_source() -> str:
 
 @pytest.fixture(scope="session")
 def npx() -> str:
-    found = shutil.which("npx")
-    require(found, "npx (Node.js)")
-    assert found is not None
-    return found
+    return require(shutil.which("npx"), "npx (Node.js)")
 
 
 @pytest.fixture(scope="session")

@@ -161,8 +161,7 @@ def serve(root: Path) -> SiteServer:
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)  # port 0: a free port
     httpd.daemon_threads = True
     threading.Thread(target=httpd.serve_forever, name="site-server", daemon=True).start()
-    host, port = httpd.server_address[:2]
-    return SiteServer(root=root, url=f"http://{host}:{port}/", hits=hits, httpd=httpd)
+    return SiteServer(root=root, url=f"http://127.0.0.1:{httpd.server_port}/", hits=hits, httpd=httpd)
 
 
 # --------------------------------------------------------------------------- nginx
@@ -254,6 +253,7 @@ class Nginx:
         deadline = time.monotonic() + 15
         while True:
             if self.process.poll() is not None:
+                assert self.process.stderr is not None, "nginx runs with stderr=PIPE"
                 raise RuntimeError(f"nginx exited ({self.process.returncode}):\n{self.process.stderr.read()}")
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()

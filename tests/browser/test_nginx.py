@@ -64,6 +64,7 @@ class Response:
 def fetch(base: str, path: str, accept_encoding: str | None = None) -> Response:
     """One GET, as sent: no redirect followed, no body decompressed."""
     parts = urlsplit(base)
+    assert parts.hostname is not None, f"no host in {base!r}"
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     try:
         connection.request(
