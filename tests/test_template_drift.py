@@ -47,6 +47,12 @@ PARTIALS: dict[str, list[tuple[str, str]]] = {
         ),
     ],
     # A nested table of contents says it is one (axe: landmark-unique on section index pages).
+    "partials/source.html": [
+        (
+            'class="md-source" data-md-component="source">',
+            'class="md-source">',
+        ),
+    ],
     "partials/toc-item.html": [
         (
             '<nav class="md-nav" aria-label="{{ toc_item.title | striptags | e }}">',
@@ -128,6 +134,10 @@ def test_main_site_meta_is_materials_block_minus_the_dropped_parts():
             assert len(lines) == 1, f"base.html's site_meta changed around:\n{dropped}"
             expected = expected.replace(lines[0], "")
     actual = site_meta((OVERRIDES / "main.html").read_text(encoding="utf-8"))
+    # The one addition: the Open Graph and Twitter card block, between its two markers.
+    added = re.search(r"\{#- open-graph: begin -#\}\n.*?\{#- open-graph: end -#\}\n", actual, re.S)
+    assert added, "main.html: the Open Graph block lost its markers"
+    actual = actual.replace(added.group(), "")
     assert actual == expected, diff(expected, actual, "main.html (block site_meta)")
 
 
