@@ -590,8 +590,11 @@ def test_every_pair_on_every_built_page_shows_a_figure(built_site):
 def test_the_docstring_examples_run():
     import doctest
 
-    from harnessbook import figure
+    from harnessbook.figure import flow, packet, table
 
-    outcome = doctest.testmod(figure, optionflags=doctest.ELLIPSIS)
-    assert outcome.attempted >= 4
-    assert outcome.failed == 0
+    attempted = 0
+    for module in (packet, table, flow):
+        outcome = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        attempted += outcome.attempted
+        assert outcome.failed == 0
+    assert attempted >= 4

@@ -38,11 +38,11 @@ from hypothesis import strategies as st
 from harnessbook import InvalidRequestError, build_context_packet, demo_request, load_schema, validate_request
 from harnessbook.cli import EXIT_CODES, MAX_BYTES, main
 from harnessbook.context_packet.errors import KEY_WIDTH, MAX_PROBLEMS, SHOWN_WIDTH, _Problems
+from harnessbook.context_packet.timestamps import _is_timestamp
 from harnessbook.context_packet.validation import (
     MAX_UNITS,
     _candidate_problem_count,
     _check_candidate,
-    _is_timestamp,
 )
 from tests.leap_seconds import leap_second_date_time_pattern
 from tests.support import REQUEST_VALIDATOR, RESULT_VALIDATOR, ci_settings

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Literal, cast
 
+from harnessbook.context_packet.checks import _conflict_targets, _is_blank
 from harnessbook.context_packet.request import Candidate
 from harnessbook.context_packet.result import (
     ExcludedItem,
@@ -25,7 +26,6 @@ from harnessbook.context_packet.result import (
     SelectedItem,
     UnknownItem,
 )
-from harnessbook.context_packet.validation import _conflict_targets, _is_blank
 
 __all__ = [
     "TIERS",

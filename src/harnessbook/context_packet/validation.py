@@ -14,21 +14,21 @@ and the copy is what is checked and built. Work and the report are bounded: see
 
 from __future__ import annotations
 
-import datetime as _dt
-import difflib
-import functools
-import re
-from typing import Any, TypeGuard
+from typing import Any
 
+from harnessbook.context_packet.checks import (
+    _check_conflicts_shape,
+    _check_enum,
+    _check_non_blank_string,
+    _check_unknown_keys,
+    _is_int,
+)
 from harnessbook.context_packet.errors import (
-    _child,
-    _Foreign,
     _got,
     _Problems,
-    _repr,
     _shown,
-    _type_name,
 )
+from harnessbook.context_packet.plain import _is_plain, _is_plain_candidate, _plain_request
 from harnessbook.context_packet.request import (
     ANCHOR_KEYS,
     CANDIDATE_KEYS,
@@ -37,6 +37,7 @@ from harnessbook.context_packet.request import (
     RELEVANCES,
     REQUEST_KEYS,
 )
+from harnessbook.context_packet.timestamps import _timestamp_problem, _valid_timestamp
 
 __all__ = ["validate_request", "MAX_UNITS"]
 
@@ -44,129 +45,10 @@ MAX_UNITS = 2**53 - 1
 """The largest ``budgetUnits`` or ``sizeUnits``: 9007199254740991, the largest integer that
 every JSON consumer (a JavaScript number, a double) holds exactly."""
 
-_SUGGEST_WIDTH = 64  # unknown keys longer than this get no "did you mean" (difflib is quadratic)
-_CACHE_WIDTH = 64  # only capturedAt strings this short are remembered between calls
-
 _CANDIDATE_KEY_SET = frozenset(CANDIDATE_KEYS)
 _KIND_SET = frozenset(KINDS)
 _RELEVANCE_SET = frozenset(RELEVANCES)
 _FRESHNESS_SET = frozenset(FRESHNESSES)
-
-_FULL_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})\Z", re.ASCII)
-_DATE_TIME = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))\Z",
-    re.ASCII,
-)
-
-
-def _is_int(value: object) -> TypeGuard[int]:
-    # Integers are strict: True and 8.0 are not integers (the chapter's budget is a count).
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_blank(value: object) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
-
-
-def _check_unknown_keys(
-    obj: dict[Any, Any], allowed: tuple[str, ...], path: str, problems: _Problems
-) -> None:
-    # A typo ("sizeUnit") must not be silently ignored: every unknown key is a problem.
-    for key in obj:
-        if key in allowed:
-            continue
-        if problems.full:
-            problems.count()
-        elif isinstance(key, str):
-            close = (
-                difflib.get_close_matches(key, allowed, n=1, cutoff=0.6) if len(key) <= _SUGGEST_WIDTH else []
-            )
-            hint = f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(allowed)})"
-            problems.append(f"{_child(path, key)}: unknown key{hint}")
-        else:
-            problems.append(f"{path}: key {_repr(key)} is not a string; JSON object keys are strings")
-
-
-def _check_non_blank_string(obj: dict[str, Any], key: str, path: str, problems: _Problems) -> None:
-    where = f"{path}.{key}"  # the contract's keys are identifiers
-    if key not in obj:
-        problems.append(f"{where}: required key is missing")
-        return
-    value = obj[key]
-    if not isinstance(value, str):
-        problems.append(f"{where}: must be a non-blank string, {_got(value)}")
-    elif not value.strip():
-        problems.append(f"{where}: must not be blank")
-
-
-def _check_enum(
-    obj: dict[str, Any],
-    key: str,
-    allowed: frozenset[str],
-    names: tuple[str, ...],
-    path: str,
-    problems: _Problems,
-) -> None:
-    where = f"{path}.{key}"
-    if key not in obj:
-        problems.append(f"{where}: required key is missing")
-        return
-    value = obj[key]
-    if not (isinstance(value, str) and value in allowed):
-        problems.append(f"{where}: must be one of {', '.join(names)}; {_got(value)}")
-
-
-def _valid_timestamp(text: str) -> bool:
-    """RFC 3339 full-date or date-time with a time zone (JSON Schema's date / date-time).
-
-    Only short strings are remembered between calls, so no caller's large value is kept alive.
-    """
-    if len(text) <= _CACHE_WIDTH:
-        return _valid_short_timestamp(text)
-    return _is_timestamp(text)
-
-
-@functools.lru_cache(maxsize=4096)
-def _valid_short_timestamp(text: str) -> bool:
-    return _is_timestamp(text)
-
-
-def _is_timestamp(text: str) -> bool:
-    match = _DATE_TIME.match(text) or _FULL_DATE.match(text)
-    if match is None:
-        return False
-    year, month, day = (int(g) for g in match.group(1, 2, 3))
-    try:
-        _dt.date(year, month, day)
-    except ValueError:
-        return False
-    if match.re is _FULL_DATE:
-        return True
-    hour, minute, second = (int(g) for g in match.group(4, 5, 6))
-    if hour > 23 or minute > 59 or second > 60:
-        return False
-    offset = 0
-    if match.group(8) is not None:
-        offset_hour, offset_minute = int(match.group(8)), int(match.group(9))
-        if offset_hour > 23 or offset_minute > 59:
-            return False
-        offset = (offset_hour * 60 + offset_minute) * (-1 if match.group(7) == "-" else 1)
-    if second == 60:
-        # RFC 3339: a leap second is 23:59:60 in UTC; local time is UTC plus the offset.
-        return (hour * 60 + minute - offset) % 1440 == 23 * 60 + 59
-    return True
-
-
-def _timestamp_problem(text: str) -> str:
-    """Why a non-blank capturedAt is refused, in words a reader can act on."""
-    if text != text.strip() and _valid_timestamp(text.strip()):
-        return "must be an RFC 3339 date or date-time without surrounding whitespace"
-    match = _DATE_TIME.match(text)
-    if match is not None and match.group(6) == "60":
-        return "has a leap second that is not 23:59:60 in UTC (RFC 3339 allows no other)"
-    if match is not None or _FULL_DATE.match(text):
-        return "has the RFC 3339 shape but is not a real calendar date or time of day"
-    return "must be an RFC 3339 date (2026-07-15) or date-time with a time zone (2026-07-15T09:30:00Z)"
 
 
 def _check_candidate(candidate: object, path: str, problems: _Problems) -> None:
@@ -268,38 +150,6 @@ def _candidate_problem_count(candidate: object) -> int:
     return count
 
 
-def _check_conflicts_shape(candidate: dict[str, Any], path: str, problems: _Problems) -> None:
-    where = f"{path}.conflictsWith"
-    value = candidate["conflictsWith"]
-    if candidate.get("kind") != "history-summary":
-        problems.append(
-            f"{where}: only a history-summary may declare conflicts; this candidate's kind is "
-            + (_shown(candidate["kind"]) if "kind" in candidate else "missing")
-        )
-    targets: list[object]
-    if isinstance(value, str):
-        targets = [value]
-    elif isinstance(value, list):
-        targets = value
-    else:
-        problems.append(f"{where}: must be a candidate id or a list of ids, {_got(value)}")
-        return
-    seen: set[str] = set()
-    for index, target in enumerate(targets):
-        at = where if isinstance(value, str) else f"{where}[{index}]"
-        if not isinstance(target, str) or not target.strip():
-            problems.append(f"{at}: must be a non-blank candidate id, {_got(target)}")
-        elif target in seen:
-            problems.append(f"{at}: repeats id {_shown(target)}")
-        else:
-            seen.add(target)
-
-
-def _conflict_targets(candidate: dict[str, Any]) -> list[str]:
-    value = candidate["conflictsWith"]
-    return [value] if isinstance(value, str) else list(value)
-
-
 def validate_request(request: object) -> None:
     """Rule 0, validate: check a request against the contract, reporting every problem.
 
@@ -380,105 +230,6 @@ def _walk(request: object) -> tuple[_Problems, bool]:
         if key not in REQUEST_KEYS:
             plain = plain and type(key) is str and _is_plain(value, 0)
     return problems, plain
-
-
-_PLAIN_LEAVES = frozenset({type(None), bool, int, float, str})
-
-
-def _is_plain(value: object, levels: int) -> bool:
-    """Whether ``value`` is plain JSON as deep as the walk looks into it: ``levels`` levels of
-    containers whose items it compares (exact ``dict`` with ``str`` keys, exact ``list``);
-    below that, items are only ever shown, which is safe whatever they are. Leaves must be
-    exact ``str``, ``int``, ``float``, ``bool`` or ``None``. Runs no caller code."""
-    kind = type(value)
-    if kind in _PLAIN_LEAVES:
-        return True
-    if kind is list:
-        return levels == 0 or all(_is_plain(item, levels - 1) for item in value)  # type: ignore[attr-defined]
-    if kind is dict:
-        return levels == 0 or all(
-            type(key) is str and _is_plain(item, levels - 1)
-            for key, item in value.items()  # type: ignore[attr-defined]
-        )
-    return False
-
-
-def _is_plain_candidate(candidate: object) -> bool:
-    if type(candidate) is not dict:
-        return _is_plain(candidate, 0)
-    for key, item in candidate.items():
-        if type(key) is not str:
-            return False
-        if type(item) not in _PLAIN_LEAVES and not _is_plain(item, 1 if key == "conflictsWith" else 0):
-            return False
-    return True
-
-
-def _plain(value: object, levels: int) -> object:
-    """A copy of ``value`` in plain JSON types, ``levels`` levels of containers deep, running
-    none of the caller's code.
-
-    A subclass of ``str``, ``int`` or ``float`` becomes its plain base (``IntEnum.X`` becomes
-    its ``int``); a ``dict`` or ``list`` (or a subclass) is copied while ``levels`` lasts, then
-    kept as it is when it is exactly a ``dict`` or ``list`` (its items are only ever shown);
-    anything else becomes a `_Foreign` placeholder that only shows what it stood for.
-    """
-    kind = type(value)
-    if kind in _PLAIN_LEAVES:
-        return value
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, bool):  # pragma: no cover - bool cannot be subclassed
-        return bool(value)
-    if isinstance(value, int):
-        return int.__int__(value)
-    if isinstance(value, float):
-        return float.__float__(value)
-    if isinstance(value, dict):
-        if levels > 0:
-            return {_plain_key(key): _plain(item, levels - 1) for key, item in dict.items(value)}
-        if kind is dict:
-            return value
-    if isinstance(value, list):
-        if levels > 0:
-            return [_plain(item, levels - 1) for item in list.__iter__(value)]
-        if kind is list:
-            return value
-    return _Foreign(_repr(value), _type_name(value))
-
-
-def _plain_request(request: object) -> object:
-    """`_plain` for a request: as deep as the walk compares, and no deeper."""
-    if not isinstance(request, dict):
-        return _plain(request, 0)
-    copy: dict[object, object] = {}
-    for key, value in dict.items(request):
-        name = _plain_key(key)
-        if name == "taskAnchor":
-            copy[name] = _plain(value, 1)
-        elif name == "candidates" and isinstance(value, list):
-            copy[name] = [_plain_candidate(candidate) for candidate in list.__iter__(value)]
-        else:
-            copy[name] = _plain(value, 0)
-    return copy
-
-
-def _plain_candidate(candidate: object) -> object:
-    if not isinstance(candidate, dict):
-        return _plain(candidate, 0)
-    copy: dict[object, object] = {}
-    for key, value in dict.items(candidate):
-        name = _plain_key(key)
-        copy[name] = _plain(value, 1 if name == "conflictsWith" else 0)
-    return copy
-
-
-def _plain_key(key: object) -> object:
-    if type(key) is str:
-        return key
-    if isinstance(key, str):
-        return str.__str__(key)
-    return _Foreign(_repr(key), _type_name(key))
 
 
 def _is_clean_candidate(candidate: object) -> bool:

@@ -1,0 +1,276 @@
+"""What the figures share: the colours and sizes, the words of both editions, text
+measuring and escaping, and the SVG writer.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from typing import Any, Literal
+
+Lang = Literal["zh", "en"]
+
+LIGHT_COLOURS: dict[str, str] = {
+    "fg": "#1f2329",
+    "muted": "#4a5260",
+    "bg": "#ffffff",
+    "line": "#5c6370",
+    "grid": "#8a909c",
+    "s1": "#c5cae9",
+    "s2": "#e3e6f5",
+    "ok": "#d3f9d8",
+    "okt": "#0b4d1a",
+    "rf": "#ffe8a3",
+    "rft": "#5c3900",
+    "bk": "#ffdede",
+    "bkt": "#7a1111",
+}
+"""The light scheme's colour of each class (the presentation-attribute fallback).
+
+``docs/assets/stylesheets/figure.css`` defines the same classes for the light, dark and print
+schemes as CSS custom properties; a test keeps the light ones equal to these.
+"""
+
+MAX_ROWS = 12
+"""At most this many rows per list in a figure; the rest are counted ("and 30 more")."""
+
+WIDTH = 360  # viewBox units, about CSS pixels: the figure is drawn for a phone's width
+PAD = 8
+INNER = WIDTH - 2 * PAD
+ROW = 20
+FONT = 13
+CELLS = 40  # at most this many budget cells are drawn; beyond that a cell stands for more units
+
+_WORDS: dict[str, dict[str, str]] = {
+    "zh": {
+        "title": "Context packet 图示：状态 {state}",
+        "state": "状态 {state}",
+        "phase": "阶段 {phase}",
+        "budget": "预算 {budget} · 已用 {used} · 未用 {unused}",
+        "scaled": "按比例缩放：每格 {step}",
+        "cells": "每格 1 单位",
+        "unused": "未用 {unused}",
+        "blocked_bar": "被阻塞：没有选择任何条目",
+        "unit": "{n} 单位",
+        "pointer": "{n} 个指针",
+        "pointers_n": "{n} 个指针",
+        "units": "{n} 单位",
+        "selected": "选入（按处理顺序）",
+        "pointers": "指针（没有载入全文）",
+        "excluded": "排除",
+        "refresh": "待刷新",
+        "unknowns": "缺少出处",
+        "needs": "需要 {requires} · 可用 {available}",
+        "expired": "过期",
+        "conflict": "与 {ids} 冲突",
+        "over_budget": "超预算：需要 {requires} · 可用 {available}",
+        "refresh_expired": "过期，来源 {source}（{captured}）",
+        "refresh_conflict": "与 {ids} 冲突，来源 {source}",
+        "missing": "缺少 {keys}",
+        "list_sep": "、",
+        "more": "…… 另有 {n} 项（完整列表在 evidence 中）",
+        "desc": (
+            "预算 {budget}的 context packet：选入 {selected} 项共 {used}，{pointers}，"
+            "排除 {excluded} 项，{refresh} 项待刷新，{unknowns} 项缺少出处；状态 {state}，阶段 {phase}。"
+        ),
+        "caption": "evidence：每个候选一条决定记录",
+        "col_id": "id",
+        "col_kind": "种类",
+        "col_decision": "决定",
+        "col_rule": "规则",
+        "col_budget": "剩余预算：前 → 后",
+        "no_candidates": "没有候选，evidence 为空。",
+        "problems_intro": "构建器拒绝了这个请求（InvalidRequestError），共 {n} 个问题，每个问题前是它的 JSON 路径：",
+        "whole_request": "整个请求",
+    },
+    "en": {
+        "title": "Context packet figure: state {state}",
+        "state": "state {state}",
+        "phase": "phase {phase}",
+        "budget": "budget {budget} · used {used} · unused {unused}",
+        "scaled": "scaled: one cell = {step}",
+        "cells": "one cell = 1 unit",
+        "unused": "unused {unused}",
+        "blocked_bar": "blocked: nothing was selected",
+        "unit": "{n} unit",
+        "pointer": "{n} pointer",
+        "pointers_n": "{n} pointers",
+        "units": "{n} units",
+        "selected": "Selected, in processing order",
+        "pointers": "Pointers (not loaded in full)",
+        "excluded": "Excluded",
+        "refresh": "To refresh",
+        "unknowns": "Missing provenance",
+        "needs": "needs {requires} · {available} available",
+        "expired": "expired",
+        "conflict": "conflicts with {ids}",
+        "over_budget": "over budget: needs {requires} · {available} available",
+        "refresh_expired": "expired, from {source} ({captured})",
+        "refresh_conflict": "conflicts with {ids}, from {source}",
+        "missing": "missing {keys}",
+        "list_sep": ", ",
+        "more": "… and {n} more (all of them are in evidence)",
+        "desc": (
+            "A context packet with a budget of {budget}: {selected} selected using {used}, "
+            "{pointers}, {excluded} excluded, {refresh} to refresh, {unknowns} missing provenance; "
+            "state {state}, phase {phase}."
+        ),
+        "caption": "evidence: one decision record per candidate",
+        "col_id": "id",
+        "col_kind": "kind",
+        "col_decision": "decision",
+        "col_rule": "rule",
+        "col_budget": "budget left: before → after",
+        "no_candidates": "No candidates: evidence is empty.",
+        "problems_intro": "The builder refused this request (InvalidRequestError) with {n} {problems}, each after its JSON path:",
+        "whole_request": "the whole request",
+    },
+}
+
+_STATE_CLASS = {"ready": ("ok", "okt"), "refresh_required": ("rf", "rft"), "blocked": ("bk", "bkt")}
+
+
+def _words(lang: str) -> dict[str, str]:
+    if lang not in _WORDS:
+        raise ValueError(f"lang must be one of {', '.join(_WORDS)}, got {lang!r}")
+    return _WORDS[lang]
+
+
+# --------------------------------------------------------------------------- text
+
+
+# Characters XML 1.0 does not allow (C0 controls but tab and newline, lone surrogates,
+# U+FFFE/U+FFFF). JSON can carry them; the figure shows U+FFFD in their place.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _clean(text: object) -> str:
+    return _NOT_XML.sub("\ufffd", str(text))
+
+
+def _esc(text: object) -> str:
+    """Caller text as XML/HTML character data or attribute value: nothing in it is markup."""
+    return html.escape(_clean(text), quote=True)
+
+
+def _isolate(text: str) -> str:
+    # First-strong isolate ... pop: right-to-left text (or a stray U+202E) in an id cannot
+    # reorder the words around it.
+    return f"\u2068{text}\u2069"
+
+
+def _char_width(char: str) -> float:
+    """Width of one character, in em, for the monospaced ids and the figure's labels."""
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0.0
+    return 1.0 if unicodedata.east_asian_width(char) in ("W", "F") else 0.6
+
+
+def _width(text: str, size: float = FONT) -> float:
+    return sum(_char_width(char) for char in text) * size
+
+
+def _fit(text: str, room: float, size: float = FONT) -> tuple[str, bool]:
+    """``text`` cut to ``room`` units with an ellipsis, and whether it was cut."""
+    text = _clean(text)
+    if _width(text, size) <= room:
+        return text, False
+    out, used = [], _width("…", size)
+    for char in text:
+        used += _char_width(char) * size
+        if used > room:
+            break
+        out.append(char)
+    return "".join(out) + "…", True
+
+
+def _num(value: float) -> str:
+    return f"{value:.1f}".rstrip("0").rstrip(".")
+
+
+class _Svg:
+    """A list of SVG lines with helpers that escape every text they are given."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def rect(
+        self, x: float, y: float, w: float, h: float, cls: str, *, rx: float = 0, dashed: bool = False
+    ) -> None:
+        colour = LIGHT_COLOURS[cls]
+        extra = f' rx="{_num(rx)}"' if rx else ""
+        classes = cls
+        if dashed:
+            classes += " k-line"
+            extra += f' stroke="{LIGHT_COLOURS["line"]}" stroke-dasharray="3 2"'
+        self.lines.append(
+            f'<rect class="{classes}" x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}" fill="{colour}"{extra}/>'
+        )
+
+    def frame(self, x: float, y: float, w: float, h: float, cls: str = "line", *, rx: float = 0) -> None:
+        extra = f' rx="{_num(rx)}"' if rx else ""
+        self.lines.append(
+            f'<rect class="k-{cls}" x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}" '
+            f'fill="none" stroke="{LIGHT_COLOURS[cls]}"{extra}/>'
+        )
+
+    def line(self, x1: float, y1: float, x2: float, y2: float, cls: str = "grid") -> None:
+        self.lines.append(
+            f'<path class="k-{cls}" d="M{_num(x1)} {_num(y1)}L{_num(x2)} {_num(y2)}" stroke="{LIGHT_COLOURS[cls]}"/>'
+        )
+
+    def text(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        *,
+        cls: str = "",
+        anchor: str = "",
+        bold: bool = False,
+        mono: bool = False,
+        size: float = FONT,
+        full: str | None = None,
+        isolate: bool = False,
+    ) -> None:
+        attributes = f' x="{_num(x)}" y="{_num(y)}"'
+        if cls:
+            attributes = f' class="{cls}" fill="{LIGHT_COLOURS[cls]}"' + attributes
+        if anchor:
+            attributes += f' text-anchor="{anchor}"'
+        if bold:
+            attributes += ' font-weight="700"'
+        if mono:
+            attributes += ' font-family="ui-monospace, Menlo, Consolas, monospace" data-mono=""'
+        if size != FONT:
+            attributes += f' font-size="{_num(size)}"'
+        body = _esc(_isolate(text) if isolate else text)
+        # A cut text keeps its whole value in a <title>: shown as a tooltip, and searchable.
+        tip = f"<title>{_esc(full)}</title>" if full is not None else ""
+        self.lines.append(f"<text{attributes}>{tip}{body}</text>")
+
+    def label(self, x: float, y: float, value: str, room: float, **options: Any) -> None:
+        """Caller text (an id, a source), cut to ``room`` with the full text kept in a <title>."""
+        size = options.get("size", FONT)
+        shown, cut = _fit(value, room, size)
+        self.text(x, y, shown, full=value if cut else None, isolate=True, **options)
+
+
+def _units(n: object, words: dict[str, str]) -> str:
+    return words["unit" if n == 1 else "units"].format(n=n)
+
+
+def _root(height: float, lang: str, title: str, desc: str, body: list[str], *, kind: str) -> str:
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="hbf hbf-{kind}" role="img" lang="{lang}" '
+        f'viewBox="0 0 {WIDTH} {_num(height)}" width="{WIDTH}" height="{_num(height)}" '
+        f'font-family="system-ui, sans-serif" font-size="{FONT}" fill="{LIGHT_COLOURS["fg"]}">'
+    )
+    background = f'<rect class="bg" width="{WIDTH}" height="{_num(height)}" fill="{LIGHT_COLOURS["bg"]}"/>'
+    return (
+        "\n".join(
+            [head, f"<title>{_esc(title)}</title>", f"<desc>{_esc(desc)}</desc>", background, *body, "</svg>"]
+        )
+        + "\n"
+    )

@@ -1,0 +1,244 @@
+"""The packet figure: [`render_svg`][harnessbook.figure.render_svg]."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from harnessbook.figure._svg import (
+    _STATE_CLASS,
+    CELLS,
+    INNER,
+    MAX_ROWS,
+    PAD,
+    ROW,
+    WIDTH,
+    Lang,
+    _fit,
+    _root,
+    _Svg,
+    _units,
+    _width,
+    _words,
+)
+
+
+def _step(budget: int) -> int:
+    """Units per drawn cell: 1 up to ``CELLS`` units, else the smallest 1-2-5 step that fits."""
+    if budget <= CELLS:
+        return 1
+    magnitude = 10 ** max(0, math.floor(math.log10(budget / CELLS)))
+    while True:
+        for factor in (1, 2, 5):
+            if math.ceil(budget / (factor * magnitude)) <= CELLS:
+                return factor * magnitude
+        magnitude *= 10
+
+
+def render_svg(result: Mapping[str, Any], lang: Lang = "zh") -> str:
+    """Draw a result of ``build_context_packet`` as an inline SVG figure.
+
+    From the top: the state and the phase; the budget as a bar of ``budgetUnits`` cells (one
+    cell stands for several units when the budget is larger than 40, and the figure says how
+    many), the selected items as numbered segments in processing order, then the unused
+    remainder; below it one list each of the selected items (id and units), the pointers (the
+    units they require and the units that were available), the excluded items with their
+    reason, the refresh entries and the unknowns. Lists longer than [`MAX_ROWS`][harnessbook.figure.MAX_ROWS]
+    end with a count of the rest.
+
+    Args:
+        result: A result of [`build_context_packet`][harnessbook.context_packet.build_context_packet].
+        lang: The edition's language, ``"zh"`` or ``"en"``: the title, description and labels.
+
+    Returns:
+        The SVG text, one element a line. The same result always gives the same text.
+
+    Raises:
+        ValueError: If ``lang`` is unknown or ``result`` is not a builder result.
+
+    Examples:
+        >>> from harnessbook import build_context_packet, demo_request
+        >>> from harnessbook.figure import render_svg
+        >>> svg = render_svg(build_context_packet(demo_request()), lang="en")
+        >>> svg.splitlines()[1]
+        '<title>Context packet figure: state ready</title>'
+    """
+    words = _words(lang)
+    try:
+        return _draw_packet(result, lang, words)
+    except (KeyError, TypeError, AttributeError) as error:
+        raise ValueError(
+            f"render_svg: not a build_context_packet result ({type(error).__name__}: {error})"
+        ) from None
+
+
+def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) -> str:
+    state, phase = str(result["state"]), str(result["phase"])
+    packet = result["packet"]
+    budget, used = int(packet["budgetUnits"]), int(packet["usedBudgetUnits"])
+    selected, pointers = list(packet["selected"]), list(packet["pointers"])
+    excluded, refresh, unknowns = list(result["excluded"]), list(result["refresh"]), list(result["unknowns"])
+    svg = _Svg()
+
+    # State and phase.
+    fill, ink = _STATE_CLASS.get(state, ("s2", "fg"))
+    badge = words["state"].format(state=state)
+    badge_w = _width(badge) + 16
+    svg.rect(PAD, 6, badge_w, 22, fill, rx=11)
+    svg.text(PAD + 8, 21.5, badge, cls=ink, bold=True)
+    svg.text(PAD + badge_w + 10, 21.5, words["phase"].format(phase=phase), cls="muted")
+
+    # The budget line and the bar.
+    y = 48
+    line = words["budget"].format(budget=_units(budget, words), used=used, unused=budget - used)
+    if _width(line) > INNER:  # large numbers: the budget on one line, the use on the next
+        first, rest = line.split(" · ", 1)
+        svg.text(PAD, y, first)
+        y += 18
+        line = rest
+    svg.text(PAD, y, line)
+    step = _step(budget)
+    y += 18
+    svg.text(
+        PAD,
+        y,
+        words["scaled"].format(step=_units(step, words)) if step > 1 else words["cells"],
+        cls="muted",
+        size=12,
+    )
+    top, height = y + 8, 28
+    scale = INNER / budget if budget > 0 else 0.0
+    cursor = 0
+    numbers = []
+    for index, item in enumerate(selected):
+        size = int(item["sizeUnits"])
+        x0 = PAD + cursor * scale
+        w = max(size * scale, 2.0)
+        fill = "s1" if index % 2 == 0 else "s2"
+        svg.rect(x0, top, w, height, fill)
+        number = str(index + 1)
+        if w >= _width(number, 12) + 8:
+            numbers.append((x0 + w / 2, number, fill))
+        cursor += size
+    for tick in range(step, budget, step):  # cell boundaries
+        svg.line(PAD + tick * scale, top, PAD + tick * scale, top + height)
+    cursor = 0
+    for item in selected:  # segment boundaries, drawn over the cells
+        cursor += int(item["sizeUnits"])
+        if 0 < cursor < budget:
+            svg.line(PAD + cursor * scale, top, PAD + cursor * scale, top + height, "line")
+    for centre, number, fill in numbers:  # each segment's number, on a patch of its own colour
+        patch = _width(number, 12) + 4
+        svg.rect(centre - patch / 2, top + 6, patch, height - 12, fill)
+        svg.text(centre, top + height / 2 + 4.5, number, anchor="middle", size=12, bold=True)
+    svg.frame(PAD, top, INNER, height)
+    free_x, free_w = PAD + used * scale, (budget - used) * scale
+    note = words["blocked_bar"] if state == "blocked" else words["unused"].format(unused=budget - used)
+    if budget > used and free_w >= _width(note, 12) + 8:  # on a patch of background, over the cells
+        note_w = _width(note, 12) + 6
+        svg.rect(free_x + (free_w - note_w) / 2, top + 6, note_w, height - 12, "bg")
+        svg.text(free_x + free_w / 2, top + height / 2 + 4.5, note, anchor="middle", cls="muted", size=12)
+    y = top + height + 14
+    svg.text(PAD, y, "0", cls="muted", size=12)
+    svg.text(WIDTH - PAD, y, str(budget), cls="muted", size=12, anchor="end")
+    y += 8
+
+    # The lists.
+    def section(heading: str, rows: list[tuple[str, str]], swatch) -> None:
+        nonlocal y
+        if not rows:
+            return
+        y += 20
+        svg.text(PAD, y, heading, bold=True)
+        for index, (ident, detail) in enumerate(rows[:MAX_ROWS]):
+            y += ROW
+            swatch(index, y)
+            x = PAD + 26
+            room = WIDTH - PAD - x
+            detail_w = _width(detail, 12)
+            if _width(ident) + 12 + detail_w <= room:
+                svg.label(x, y, ident, room, mono=True)
+                svg.text(WIDTH - PAD, y, detail, cls="muted", size=12, anchor="end")
+            else:  # a long id: the detail goes on a line of its own
+                svg.label(x, y, ident, room, mono=True)
+                y += ROW - 3
+                shown, cut = _fit(detail, room, 12)
+                svg.text(x, y, shown, cls="muted", size=12, full=detail if cut else None, isolate=True)
+        if len(rows) > MAX_ROWS:
+            y += ROW
+            svg.text(PAD + 26, y, words["more"].format(n=len(rows) - MAX_ROWS), cls="muted", size=12)
+
+    def numbered(index: int, row_y: float) -> None:
+        svg.rect(PAD, row_y - 13, 20, 17, "s1" if index % 2 == 0 else "s2")
+        svg.text(PAD + 10, row_y, str(index + 1), anchor="middle", size=12, bold=True)
+
+    def outlined(index: int, row_y: float) -> None:
+        svg.rect(PAD, row_y - 13, 20, 17, "bg", dashed=True)
+        svg.text(PAD + 10, row_y, "↗", anchor="middle", size=12)
+
+    def mark(symbol: str):
+        def draw(index: int, row_y: float) -> None:
+            svg.text(PAD + 10, row_y, symbol, anchor="middle", bold=True)
+
+        return draw
+
+    sep = words["list_sep"]
+    section(
+        words["selected"],
+        [(str(item["id"]), _units(item["sizeUnits"], words)) for item in selected],
+        numbered,
+    )
+    section(
+        words["pointers"],
+        [
+            (
+                str(item["id"]),
+                words["needs"].format(
+                    requires=item["loadCondition"]["requiresUnits"],
+                    available=item["loadCondition"]["availableUnits"],
+                ),
+            )
+            for item in pointers
+        ],
+        outlined,
+    )
+
+    def reason(item: Mapping[str, Any]) -> str:
+        if item["reason"] == "over_budget":
+            return words["over_budget"].format(
+                requires=item["requiresUnits"], available=item["availableUnits"]
+            )
+        if item["reason"] == "conflict":
+            return words["conflict"].format(ids=sep.join(map(str, item["conflictsWith"])))
+        return words.get(str(item["reason"]), str(item["reason"]))
+
+    section(words["excluded"], [(str(item["id"]), reason(item)) for item in excluded], mark("×"))
+
+    def refresh_detail(item: Mapping[str, Any]) -> str:
+        if item["reason"] == "expired":
+            return words["refresh_expired"].format(source=item["source"], captured=item["capturedAt"])
+        return words["refresh_conflict"].format(
+            ids=sep.join(map(str, item["conflictsWith"])), source=item["sources"][item["id"]]
+        )
+
+    section(words["refresh"], [(str(item["id"]), refresh_detail(item)) for item in refresh], mark("↻"))
+    section(
+        words["unknowns"],
+        [(str(item["id"]), words["missing"].format(keys=sep.join(item["missing"]))) for item in unknowns],
+        mark("?"),
+    )
+
+    title = words["title"].format(state=state)
+    desc = words["desc"].format(
+        budget=_units(budget, words),
+        used=_units(used, words),
+        selected=len(selected),
+        pointers=words["pointer" if len(pointers) == 1 else "pointers_n"].format(n=len(pointers)),
+        excluded=len(excluded),
+        refresh=len(refresh),
+        unknowns=len(unknowns),
+        state=state,
+        phase=phase,
+    )
+    return _root(y + 12, lang, title, desc, svg.lines, kind="packet")

@@ -1,0 +1,127 @@
+"""The decision table and the problem list: [`render_table`][harnessbook.figure.render_table]
+and [`render_problems`][harnessbook.figure.render_problems].
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from harnessbook.figure._svg import (
+    Lang,
+    _esc,
+    _words,
+)
+
+
+def render_table(
+    result: Mapping[str, Any], lang: Lang = "zh", format: Literal["html", "markdown"] = "html"
+) -> str:
+    """The decision table of a result's ``evidence``: id, kind, decision, rule, budget before → after.
+
+    One row per evidence record, in the result's order. Codes (kinds, decisions, rules) are
+    shown as the result spells them; the caption and the column headings are in ``lang``.
+
+    Args:
+        result: A result of [`build_context_packet`][harnessbook.context_packet.build_context_packet].
+        lang: ``"zh"`` or ``"en"``.
+        format: ``"html"`` (a ``<table>`` with a ``<caption>``) or ``"markdown"`` (a pipe table).
+
+    Examples:
+        >>> from harnessbook import build_context_packet, demo_request
+        >>> from harnessbook.figure import render_table
+        >>> print(render_table(build_context_packet(demo_request()), "en", "markdown"))
+        | id | kind | decision | rule | budget left: before → after |
+        |---|---|---|---|---|
+        | `failure-output` | `direct-evidence` | `selected` | `budget_fit` | 8 → 5 |
+        | `large-ci-log` | `direct-evidence` | `pointer` | `pointer` | 5 → 5 |
+    """
+    words = _words(lang)
+    if format not in ("html", "markdown"):
+        raise ValueError(f"format must be 'html' or 'markdown', got {format!r}")
+    try:
+        evidence = [
+            (
+                str(e["id"]),
+                str(e["kind"]),
+                str(e["decision"]),
+                str(e["rule"]),
+                int(e["remainingBefore"]),
+                int(e["remainingAfter"]),
+            )
+            for e in result["evidence"]
+        ]
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(
+            f"render_table: not a build_context_packet result ({type(error).__name__}: {error})"
+        ) from None
+    headings = [words[key] for key in ("col_id", "col_kind", "col_decision", "col_rule", "col_budget")]
+    if format == "markdown":
+        if not evidence:
+            return words["no_candidates"]
+
+        def cell(text: str) -> str:
+            text = _esc(text).replace("|", "&#124;").replace("`", "&#96;")
+            return f"`{text}`"
+
+        lines = ["| " + " | ".join(headings) + " |", "|" + "---|" * len(headings)]
+        for ident, kind, decision, rule, before, after in evidence:
+            lines.append(
+                f"| {cell(ident)} | {cell(kind)} | {cell(decision)} | {cell(rule)} | {before} → {after} |"
+            )
+        return "\n".join(lines)
+    if not evidence:
+        return f"<p>{_esc(words['no_candidates'])}</p>"
+    out = [
+        "<table>",
+        f"<caption>{_esc(words['caption'])}</caption>",
+        "<thead><tr>" + "".join(f'<th scope="col">{_esc(h)}</th>' for h in headings) + "</tr></thead>",
+        "<tbody>",
+    ]
+    for ident, kind, decision, rule, before, after in evidence:
+        out.append(
+            f"<tr><td><bdi><code>{_esc(ident)}</code></bdi></td><td><code>{_esc(kind)}</code></td>"
+            f"<td><code>{_esc(decision)}</code></td><td><code>{_esc(rule)}</code></td><td>{before} → {after}</td></tr>"
+        )
+    out += ["</tbody>", "</table>"]
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- problems
+
+_PATH = re.compile(r'\$(?:\.[A-Za-z_][A-Za-z0-9_]*|\[(?:-?\d+|"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')\])*')
+
+
+def _split_problem(problem: str) -> tuple[str | None, str]:
+    match = _PATH.match(problem)
+    if match is None or not problem.startswith(": ", match.end()):
+        return None, problem
+    return match.group(), problem[match.end() + 2 :]
+
+
+def render_problems(problems: Sequence[str], lang: Lang = "zh") -> str:
+    """An ``InvalidRequestError``'s problems as an HTML list, each led by its JSON path.
+
+    Examples:
+        >>> from harnessbook.figure import render_problems
+        >>> print(render_problems(["$.budgetUnits: must be an integer greater than 0, got 0 (integer)"], "en"))
+        <div class="hb-problems">
+        <p>The builder refused this request (InvalidRequestError) with 1 problem, each after its JSON path:</p>
+        <ol>
+        <li><code>$.budgetUnits</code> must be an integer greater than 0, got 0 (integer)</li>
+        </ol>
+        </div>
+    """
+    words = _words(lang)
+    count = len(problems)
+    intro = words["problems_intro"].format(n=count, problems="problem" if count == 1 else "problems")
+    out = ['<div class="hb-problems">', f"<p>{_esc(intro)}</p>", "<ol>"]
+    for problem in problems:
+        path, message = _split_problem(str(problem))
+        where = (
+            f"<code>{_esc(path)}</code>" if path is not None else f"<em>{_esc(words['whole_request'])}</em>"
+        )
+        out.append(f"<li>{where} {_esc(message)}</li>")
+    out += ["</ol>", "</div>"]
+    return "\n".join(out)
