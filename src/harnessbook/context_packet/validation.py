@@ -36,6 +36,7 @@ from harnessbook.context_packet.request import (
     KINDS,
     RELEVANCES,
     REQUEST_KEYS,
+    Candidate,
 )
 
 __all__ = ["validate_request", "MAX_UNITS"]
@@ -295,7 +296,7 @@ def _check_conflicts_shape(candidate: dict[str, Any], path: str, problems: _Prob
             seen.add(target)
 
 
-def _conflict_targets(candidate: dict[str, Any]) -> list[str]:
+def _conflict_targets(candidate: Candidate) -> list[str]:
     value = candidate["conflictsWith"]
     return [value] if isinstance(value, str) else list(value)
 
