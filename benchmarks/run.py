@@ -261,7 +261,7 @@ def hostile_figures() -> dict[str, Any]:
             return
         raise AssertionError("the request was accepted")
 
-    empty = {"candidates": [{} for _ in range(100_000)]}
+    empty: dict[str, list[dict[str, Any]]] = {"candidates": [{} for _ in range(100_000)]}
     long_key = {**make_request(10), "k" * 10_000_000: 1}
     figures: dict[str, Any] = {
         "bad_candidates": 100_000,

@@ -30,13 +30,21 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 
 from harnessbook import InvalidRequestError, build_context_packet
+from harnessbook.context_packet import ContextPacketResult
 from harnessbook.figure import render_problems, render_rules_flow, render_svg, render_table
 
-LABELS = {
+Lang = Literal["zh", "en"]
+"""The editions: the languages the figures are drawn in."""
+
+LABELS: dict[Lang, dict[str, str]] = {
     "zh": {"figure": "图示", "problems": "问题"},
     "en": {"figure": "Figure", "problems": "Problems"},
 }
@@ -44,13 +52,13 @@ LABELS = {
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
 
 
-def _rules_flow(argument: str | None, lang: str, where: str) -> str:
+def _rules_flow(argument: str | None, lang: Lang, where: str) -> str:
     if argument is not None:
         raise PluginError(f"{where}: the rules-flow figure takes no argument, got {argument!r}")
     return f'<figure class="hb-figure hb-figure--flow" data-hb-figure="rules-flow">\n{render_rules_flow(lang)}</figure>'
 
 
-def _packet(argument: str | None, lang: str, where: str) -> str:
+def _packet(argument: str | None, lang: Lang, where: str) -> str:
     path = EXAMPLES / (argument or "")
     if not argument or path.parent != EXAMPLES or not path.is_file():
         raise PluginError(
@@ -116,7 +124,7 @@ def _line(fence: Fence) -> int:
     return fence.start + 1
 
 
-def check_and_draw(request_fence: Fence, answer: Fence, lang: str, where: str) -> str:
+def check_and_draw(request_fence: Fence, answer: Fence, lang: Lang, where: str) -> str:
     """Run the builder on the request; the HTML of the figure, or PluginError if the page is wrong."""
     at = f"{where}, line {_line(request_fence)}"
     try:
@@ -154,7 +162,7 @@ def check_and_draw(request_fence: Fence, answer: Fence, lang: str, where: str) -
     return _packet_html(result, lang)
 
 
-def _packet_html(result: dict, lang: str) -> str:
+def _packet_html(result: ContextPacketResult, lang: Lang) -> str:
     return (
         f'<figure class="hb-figure" data-hb-figure="packet">\n{render_svg(result, lang)}</figure>\n'
         f'<div class="hb-decisions">\n{render_table(result, lang)}\n</div>'
@@ -166,7 +174,7 @@ def _indented(lines: list[str], indent: str) -> list[str]:
     return [indent + "    " + line[len(indent) :] if line.strip() else "" for line in lines]
 
 
-def rewrite(markdown: str, lang: str, where: str) -> Rewritten:
+def rewrite(markdown: str, lang: Lang, where: str) -> Rewritten:
     """The page's Markdown with each example as tabs (figure first) and each marker as a figure."""
     labels = LABELS[lang]
     lines = markdown.split("\n")
@@ -245,19 +253,22 @@ def fill(html: str, figures: dict[str, str], where: str) -> str:
 _pending: dict[str, dict[str, str]] = {}
 
 
-def _language(config) -> str:
+def _language(config: MkDocsConfig) -> Lang:
     i18n = config.plugins.get("i18n")
-    language = (i18n.current_language or i18n.default_language) if i18n is not None else config.theme.language
-    return language if language in LABELS else "en"
+    # Theme is a mapping: `config.theme.language` would raise AttributeError.
+    language = (
+        (i18n.current_language or i18n.default_language) if i18n is not None else config.theme["language"]
+    )
+    return "zh" if language == "zh" else "en"  # the editions are LABELS' keys, zh and en
 
 
-def on_page_markdown(markdown: str, page, config, files) -> str:
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     where = page.file.src_uri
     rewritten = rewrite(markdown, _language(config), where)
     _pending[where] = rewritten.figures
     return rewritten.markdown
 
 
-def on_page_content(html: str, page, config, files) -> str:
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     where = page.file.src_uri
     return fill(html, _pending.pop(where, {}), where)

@@ -16,6 +16,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from mkdocs.exceptions import PluginError
@@ -42,6 +43,7 @@ ISOLATES = str.maketrans("", "", "\u2068\u2069")
 
 def load_hook():
     spec = importlib.util.spec_from_file_location("figures_hook", ROOT / "hooks" / "figures.py")
+    assert spec is not None and spec.loader is not None, "hooks/figures.py is a Python source file"
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -77,6 +79,12 @@ def request(candidates, budget=8):
 def parse(svg: str) -> ET.Element:
     """The SVG as XML: it must be well-formed on its own (the CLI writes it to files)."""
     return ET.fromstring(svg)
+
+
+def number(element: ET.Element, name: str) -> float:
+    value = element.get(name)
+    assert value is not None, f"{element.tag} has no {name}"
+    return float(value)
 
 
 def shown_text(root: ET.Element) -> str:
@@ -176,9 +184,11 @@ def test_long_ids_are_cut_with_the_whole_id_in_a_title():
     root = parse(render_svg(build_context_packet(request([candidate(long_id)])), "en"))
     texts = [element for element in root.iter(f"{SVG_NS}text") if element.find(f"{SVG_NS}title") is not None]
     assert texts, "the cut id keeps its full value in a <title>"
-    shown = (texts[0].find(f"{SVG_NS}title").tail or "").translate(ISOLATES)
+    title = texts[0].find(f"{SVG_NS}title")
+    assert title is not None
+    shown = (title.tail or "").translate(ISOLATES)
     assert shown.endswith("…") and long_id.startswith(shown[:-1])
-    assert texts[0].find(f"{SVG_NS}title").text == long_id
+    assert title.text == long_id
 
 
 # --------------------------------------------------------------------------- text alternative
@@ -192,10 +202,12 @@ def test_role_title_and_one_sentence_description(lang):
     title, desc = list(root)[:2]
     assert title.tag == f"{SVG_NS}title" and desc.tag == f"{SVG_NS}desc"
     sentence = desc.text
+    assert sentence is not None, "the <desc> has no text"
     end = "。" if lang == "zh" else "."
     assert sentence.endswith(end) and sentence.count(end) == 1, sentence
     assert "8" in sentence and "ready" in sentence and "assembled" in sentence
     if lang == "zh":
+        assert title.text is not None, "the <title> has no text"
         assert HAN.search(title.text) and HAN.search(sentence)
     else:
         assert not HAN.search(svg), "Chinese words in the English figure"
@@ -230,7 +242,7 @@ def test_rules_flow_is_accessible_and_follows_rules(lang):
 
 @pytest.mark.parametrize(("where", "result"), PAGE_RESULTS, ids=[where for where, _ in PAGE_RESULTS])
 def test_every_page_example_figure_shows_every_id_within_8_kb(where, result):
-    lang = "en" if ".en.md" in where else "zh"
+    lang: Literal["zh", "en"] = "en" if ".en.md" in where else "zh"
     svg = render_svg(result, lang)
     assert len(svg.encode("utf-8")) <= 8192, f"{where}: {len(svg.encode())} bytes"
     text = shown_text(parse(svg))
@@ -249,7 +261,7 @@ def test_there_are_page_examples():
 def test_same_result_same_figure():
     result = build_context_packet(demo_request())
     again = build_context_packet(demo_request())
-    reordered = {key: copy.deepcopy(result[key]) for key in reversed(list(result))}
+    reordered = {key: copy.deepcopy(value) for key, value in reversed(list(result.items()))}
     assert render_svg(result) == render_svg(again) == render_svg(reordered)
     assert render_table(result, "en") == render_table(reordered, "en")
     assert render_rules_flow("zh") == render_rules_flow("zh")
@@ -268,12 +280,10 @@ def test_segments_follow_processing_order_then_the_remainder():
     result = build_context_packet(request([summary, candidate("evidence-a", size=3)], budget=10))
     root = parse(render_svg(result, "en"))
     segments = [
-        r
-        for r in root.iter(f"{SVG_NS}rect")
-        if r.get("class") in ("s1", "s2") and float(r.get("height")) == 28
+        r for r in root.iter(f"{SVG_NS}rect") if r.get("class") in ("s1", "s2") and number(r, "height") == 28
     ]
-    assert [float(s.get("width")) for s in segments] == pytest.approx([3 * 34.4, 2 * 34.4])
-    assert float(segments[0].get("x")) < float(segments[1].get("x"))
+    assert [number(s, "width") for s in segments] == pytest.approx([3 * 34.4, 2 * 34.4])
+    assert number(segments[0], "x") < number(segments[1], "x")
     text = shown_text(root)
     assert text.index("evidence-a") < text.index("summary-b")
     assert "unused 5" in text
@@ -300,7 +310,7 @@ def test_long_lists_are_cut_and_counted():
     text = shown_text(parse(svg))
     assert f"item-{MAX_ROWS - 1:03}" in text and f"item-{MAX_ROWS:03}" not in text
     assert "and 30 more" in text
-    assert "42 selected" in parse(svg)[1].text
+    assert "42 selected" in (parse(svg)[1].text or "")
     assert len(svg.encode()) <= 16384
     assert render_table(result, "en").count("<tr>") == len(many) + 1  # the table has them all
 
@@ -318,9 +328,9 @@ def test_not_a_result_is_a_clear_error():
     with pytest.raises(ValueError, match="not a build_context_packet result"):
         render_svg({"state": "ready"})
     with pytest.raises(ValueError, match="lang must be one of zh, en"):
-        render_svg(build_context_packet(demo_request()), lang="fr")
+        render_svg(build_context_packet(demo_request()), lang="fr")  # type: ignore[arg-type]  # on purpose
     with pytest.raises(ValueError, match="format must be"):
-        render_table(build_context_packet(demo_request()), format="csv")
+        render_table(build_context_packet(demo_request()), format="csv")  # type: ignore[arg-type]  # on purpose
 
 
 def test_self_contained():
@@ -456,7 +466,7 @@ def test_cli_svg_of_an_invalid_request_prints_only_the_problems():
     code, out, err = run_cli(["build", "--format", "svg", "-"], json.dumps(request([], budget=0)))
     assert (code, out) == (2, "")
     assert err == "$.budgetUnits: must be an integer greater than 0, got 0 (integer)\n"
-    assert run_cli(["build", "--format", "png", "-"], "{}")[0] == 2
+    assert run_cli(["build", "--format", "png", "-"], "{}")[0] == 64  # a usage error (argparse), not an invalid request
 
 
 # --------------------------------------------------------------------------- the build step

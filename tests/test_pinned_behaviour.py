@@ -13,6 +13,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,7 +45,7 @@ def candidate(cid: str, **changes: object) -> dict:
     return item
 
 
-def request_with(*candidates: dict, **changes: object) -> dict:
+def request_with(*candidates: object, **changes: object) -> dict:
     request = {**demo_request(), "candidates": list(candidates)}
     request.update(changes)
     return request
@@ -330,6 +331,7 @@ def test_without_a_stdout_argument_the_output_is_utf8(monkeypatch):
     monkeypatch.setattr("sys.stdout", terminal)
     assert main(["demo"], stderr=io.StringIO()) == 0
     terminal.flush()
+    assert isinstance(terminal.buffer, io.BytesIO), "AsciiTerminal wraps a BytesIO"
     printed = terminal.buffer.getvalue().decode("utf-8")
     assert json.loads(printed) == build_context_packet(demo_request())
     assert "定位单一测试失败" in printed
@@ -522,12 +524,13 @@ def test_the_fast_path_takes_every_clean_shape(changes):
     Refusing would only cost time (the detailed walk accepts the same candidate), which is
     why only the fast path itself can show it.
     """
+    from harnessbook.context_packet.errors import _Problems
     from harnessbook.context_packet.validation import _check_candidate, _is_clean_candidate
 
     item = candidate("failure-output", **changes)
-    problems: list[str] = []
+    problems = _Problems()
     _check_candidate(item, "$.candidates[0]", problems)
-    assert problems == []
+    assert problems.items == [] and problems.total == 0
     assert _is_clean_candidate(item)
 
 
@@ -551,7 +554,9 @@ def test_the_fast_path_takes_every_clean_shape(changes):
             id="candidates",
         ),
         pytest.param(
-            {**demo_request(), 1: 2}, "$: key 1 is not a string; JSON object keys are strings", id="key"
+            {**dict[Any, Any](demo_request()), 1: 2},  # a key that is not a string, on purpose
+            "$: key 1 is not a string; JSON object keys are strings",
+            id="key",
         ),
         pytest.param(
             request_with(candidate("a", reference=5)),

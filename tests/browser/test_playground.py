@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import pytest
@@ -591,7 +593,7 @@ def test_without_wasm_unsafe_eval_the_reader_is_told_why(new_page, site_url, sit
 SVG_TEXTS = "svg => Array.from(svg.querySelectorAll('text')).map(t => t.textContent)"
 
 
-def python_svg_texts(result: dict, lang: str) -> list[str]:
+def python_svg_texts(result: Mapping[str, Any], lang: Literal["zh", "en"]) -> list[str]:
     import xml.etree.ElementTree as ET
 
     from harnessbook.figure import render_svg
@@ -641,10 +643,10 @@ def test_hostile_ids_stay_text_in_the_playground_figure(new_page, site_url):
     open_and_run(page, 0)
     request = demo_request()
     template = request["candidates"][0]
-    request["candidates"] = [dict(template, id=ident, sizeUnits=1) for ident in HOSTILE_IDS]
+    request["candidates"] = [{**template, "id": ident, "sizeUnits": 1} for ident in HOSTILE_IDS]
     request["candidates"][1]["source"] = "<script>window.__pwned = 3</script>"
     request["candidates"].append(
-        dict(template, id="old-" + HOSTILE_IDS[1], freshness="expired", source="<b>src</b> & co")
+        {**template, "id": "old-" + HOSTILE_IDS[1], "freshness": "expired", "source": "<b>src</b> & co"}
     )
     text = json.dumps(request, ensure_ascii=False, indent=2)
     shown = run_edited(page, 0, text)

@@ -14,6 +14,7 @@ from harnessbook.context_packet.errors import (
     _repr,
     _shown,
 )
+from harnessbook.context_packet.request import Candidate
 
 _SUGGEST_WIDTH = 64  # unknown keys longer than this get no "did you mean" (difflib is quadratic)
 
@@ -102,6 +103,6 @@ def _check_conflicts_shape(candidate: dict[str, Any], path: str, problems: _Prob
             seen.add(target)
 
 
-def _conflict_targets(candidate: dict[str, Any]) -> list[str]:
+def _conflict_targets(candidate: Candidate) -> list[str]:
     value = candidate["conflictsWith"]
     return [value] if isinstance(value, str) else list(value)

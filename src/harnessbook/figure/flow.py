@@ -30,7 +30,7 @@ _FLOW: dict[str, dict[str, Any]] = {
         ],
         "order": (
             "3 处理顺序（同层保持输入顺序）",
-            "constraint、direct-evidence",
+            "constraint 和 direct-evidence",
             "→ history-summary → reference",
         ),
         "each": "4 对每个候选：第一条适用的规则决定它",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from harnessbook.figure._svg import (
@@ -28,7 +28,7 @@ def _step(budget: int) -> int:
     """Units per drawn cell: 1 up to ``CELLS`` units, else the smallest 1-2-5 step that fits."""
     if budget <= CELLS:
         return 1
-    magnitude = 10 ** max(0, math.floor(math.log10(budget / CELLS)))
+    magnitude: int = 10 ** max(0, math.floor(math.log10(budget / CELLS)))
     while True:
         for factor in (1, 2, 5):
             if math.ceil(budget / (factor * magnitude)) <= CELLS:
@@ -145,7 +145,7 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
     y += 8
 
     # The lists.
-    def section(heading: str, rows: list[tuple[str, str]], swatch) -> None:
+    def section(heading: str, rows: list[tuple[str, str]], swatch: Callable[[int, float], None]) -> None:
         nonlocal y
         if not rows:
             return
@@ -177,7 +177,7 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
         svg.rect(PAD, row_y - 13, 20, 17, "bg", dashed=True)
         svg.text(PAD + 10, row_y, "↗", anchor="middle", size=12)
 
-    def mark(symbol: str):
+    def mark(symbol: str) -> Callable[[int, float], None]:
         def draw(index: int, row_y: float) -> None:
             svg.text(PAD + 10, row_y, symbol, anchor="middle", bold=True)
 
