@@ -466,7 +466,9 @@ def test_cli_svg_of_an_invalid_request_prints_only_the_problems():
     code, out, err = run_cli(["build", "--format", "svg", "-"], json.dumps(request([], budget=0)))
     assert (code, out) == (2, "")
     assert err == "$.budgetUnits: must be an integer greater than 0, got 0 (integer)\n"
-    assert run_cli(["build", "--format", "png", "-"], "{}")[0] == 64  # a usage error (argparse), not an invalid request
+    assert (
+        run_cli(["build", "--format", "png", "-"], "{}")[0] == 64
+    )  # a usage error (argparse), not an invalid request
 
 
 # --------------------------------------------------------------------------- the build step
