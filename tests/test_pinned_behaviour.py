@@ -89,28 +89,36 @@ def wide_terminal(monkeypatch):
 
 def test_build_without_a_file_names_the_missing_argument(wide_terminal, capsys):
     """Mutants: the ``FILE`` metavar, the ``file`` destination or the ``prog`` name changed."""
-    assert main(["build"]) == 2
+    assert main(["build"]) == 64
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        "usage: harnessbook build [-h] FILE\n"
+        "usage: harnessbook build [-h] [--format {json,svg}] [--lang {zh,en}] [--max-bytes N] FILE\n"
         "harnessbook build: error: the following arguments are required: FILE\n"
     )
 
 
 def test_build_help_explains_the_file_argument(wide_terminal, capsys):
-    """Mutant: the help text of ``FILE`` changed."""
+    """Mutants: the help text of ``FILE`` or of an option, or an option's choices, changed."""
     assert main(["build", "--help"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("usage: harnessbook build [-h] FILE\n")
-    assert re.search(r"^  FILE +a JSON file, or - for standard input$", out, re.M), out
+    assert out.startswith(
+        "usage: harnessbook build [-h] [--format {json,svg}] [--lang {zh,en}] [--max-bytes N] FILE\n"
+    )
+    for argument, text in [
+        ("FILE", "a JSON file, or - for standard input"),
+        ("--format {json,svg}", "print the result as JSON (the default) or draw it as an SVG figure"),
+        ("--lang {zh,en}", "the figure's language (svg only)"),
+        ("--max-bytes N", "refuse input larger than N bytes (default 67108864, 64 MiB)"),
+    ]:
+        assert re.search(rf"^  {re.escape(argument)} +{re.escape(text)}$", out, re.M), (argument, out)
 
 
 def test_top_level_help_lists_every_command_and_every_exit_code(wide_terminal, capsys):
     """Mutants: a command's help, the description or the epilog changed."""
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("usage: harnessbook [-h] COMMAND ...\n")
+    assert out.startswith("usage: harnessbook [-h] [--version] COMMAND ...\n")
     assert "\nBuild chapter 6's minimal context packet from a JSON request.\n" in out
     for command, text in [
         ("demo", "print the packet of the chapter's demo request"),
@@ -120,13 +128,13 @@ def test_top_level_help_lists_every_command_and_every_exit_code(wide_terminal, c
         assert re.search(rf"^    {command} +{re.escape(text)}$", out, re.M), (command, out)
     assert " ".join(out.split()).endswith(
         "exit codes: 0 ready, 1 unreadable input, 2 invalid request, 3 refresh_required, "
-        "4 blocked, 141 output closed early"
+        "4 blocked, 64 usage error, 74 output failed, 130 interrupted"
     )
 
 
 def test_schema_usage_names_its_choices(wide_terminal, capsys):
     """Mutants: the schema choices or their order changed."""
-    assert main(["schema"]) == 2
+    assert main(["schema"]) == 64
     assert capsys.readouterr().err == (
         "usage: harnessbook schema [-h] {request,result}\n"
         "harnessbook schema: error: the following arguments are required: name\n"
@@ -135,9 +143,9 @@ def test_schema_usage_names_its_choices(wide_terminal, capsys):
 
 def test_no_command_is_a_usage_error_naming_command(wide_terminal, capsys):
     """Mutant: ``required=True`` of the sub-commands dropped (then no command ran build)."""
-    assert main([]) == 2
+    assert main([]) == 64
     assert capsys.readouterr().err == (
-        "usage: harnessbook [-h] COMMAND ...\n"
+        "usage: harnessbook [-h] [--version] COMMAND ...\n"
         "harnessbook: error: the following arguments are required: COMMAND\n"
     )
 
@@ -351,35 +359,66 @@ class ClosedPipe(io.StringIO):
         return self.fd
 
 
-def test_a_closed_output_exits_141_and_points_stdout_at_devnull(monkeypatch, tmp_path):
-    """Mutants: the ``stdout is sys.stdout`` check or the ``dup2`` onto /dev/null changed."""
+def blocked_request_file(tmp_path: Path) -> str:
+    """A request whose verdict is ``blocked`` (exit 4): its first candidate has no source."""
+    blocked = demo_request()
+    del blocked["candidates"][0]["source"]
+    path = tmp_path / "blocked.json"
+    path.write_text(json.dumps(blocked), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(("command", "verdict"), [(["demo"], 0), (["build"], 4)], ids=["ready", "blocked"])
+def test_a_reader_that_stops_early_keeps_the_verdict_and_stdout_points_at_devnull(
+    monkeypatch, tmp_path, command, verdict
+):
+    """Mutants: the EPIPE case returning anything but the verdict, or the ``dup2`` onto /dev/null
+    of the process's own standard output dropped."""
+    argv = command + ([blocked_request_file(tmp_path)] if command == ["build"] else [])
     path = tmp_path / "stdout"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    saved = os.dup(1)
     try:
         monkeypatch.setattr("sys.stdout", ClosedPipe(fd))
         err = io.StringIO()
-        assert main(["demo"], stderr=err) == 141
+        assert main(argv, stderr=err) == verdict
         assert err.getvalue() == ""
-        os.write(fd, b"after")  # the interpreter's final flush would write here: now /dev/null
+        # The interpreter's final flush writes to file descriptor 1: it is /dev/null now.
+        assert os.path.samestat(os.fstat(1), os.stat(os.devnull))
+        os.write(fd, b"after")  # the caller's own descriptor is untouched
     finally:
-        os.close(fd)
-    assert path.read_bytes() == b""
-
-
-def test_a_closed_output_given_as_an_argument_is_left_alone(tmp_path):
-    """The caller's own stream is never redirected: only the process's standard output is."""
-    path = tmp_path / "stdout"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
-    try:
-        assert main(["demo"], stdout=ClosedPipe(fd), stderr=io.StringIO()) == 141
-        os.write(fd, b"after")
-    finally:
+        os.dup2(saved, 1)  # give pytest its standard output back
+        os.close(saved)
         os.close(fd)
     assert path.read_bytes() == b"after"
 
 
+def test_a_closed_output_given_as_an_argument_is_left_alone(tmp_path):
+    """The caller's own stream is never redirected: only the process's standard output is."""
+    before = os.fstat(1)
+    err = io.StringIO()
+    assert main(["build", blocked_request_file(tmp_path)], stdout=ClosedPipe(1), stderr=err) == 4
+    assert err.getvalue() == ""
+    after = os.fstat(1)
+    assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
+
+
+class FullDisk(ClosedPipe):
+    """A standard output on a disk that is full."""
+
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+
+def test_an_output_that_cannot_be_written_exits_74_with_one_line():
+    """Mutants: the EPIPE test widened to every OSError, or the stderr line changed."""
+    err = io.StringIO()
+    assert main(["demo"], stdout=FullDisk(1), stderr=err) == 74
+    assert err.getvalue() == "harnessbook: cannot write standard output: No space left on device\n"
+
+
 # ---------------------------------------------------------------------------
-# How a problem shows a value: JSON, unescaped, NaN as JSON writes it
+# How a problem shows a value: JSON, unescaped, a float as Python writes it
 # ---------------------------------------------------------------------------
 
 
@@ -387,8 +426,9 @@ def test_a_closed_output_given_as_an_argument_is_left_alone(tmp_path):
     ("value", "shown"),
     [
         pytest.param("八", '"八" (string)', id="chinese-unescaped"),
-        pytest.param(float("nan"), "NaN (number)", id="nan"),
-        pytest.param(float("-inf"), "-Infinity (number)", id="minus-infinity"),
+        pytest.param(float("nan"), "nan (number)", id="nan"),
+        pytest.param(float("-inf"), "-inf (number)", id="minus-infinity"),
+        pytest.param(1e300, "1e+300 (number)", id="large-float"),
         pytest.param(8.0, "8.0 (number)", id="float"),
         pytest.param(True, "true (boolean)", id="boolean"),
         pytest.param(None, "null (null)", id="null"),
@@ -398,7 +438,7 @@ def test_a_closed_output_given_as_an_argument_is_left_alone(tmp_path):
     ],
 )
 def test_a_value_is_shown_as_json_with_its_json_type(value, shown):
-    """Mutants: ``ensure_ascii=False`` or ``allow_nan=True`` of the rendering changed."""
+    """Mutants: ``ensure_ascii=False`` of a string, or ``repr`` of a float, changed."""
     assert budget_problem(value) == f"$.budgetUnits: must be an integer greater than 0, got {shown}"
 
 
@@ -483,13 +523,24 @@ def test_a_repeated_conflict_target_is_named():
     assert problems_of(request) == ['$.candidates[1].conflictsWith[1]: repeats id "failure-output"']
 
 
-def test_a_value_nested_too_deeply_to_show_is_named_by_its_type():
-    """Mutant: the type named in ``<array nested too deeply to show>`` changed."""
+def test_a_json_value_nested_deeply_is_shown_down_to_21_levels():
+    """Mutants: the depth limit (``depth > 20``) or the "..." that stands for the rest changed."""
     nested: list = []
     for _ in range(100_000):
         nested = [nested]
     assert budget_problem(nested) == (
-        "$.budgetUnits: must be an integer greater than 0, got <array nested too deeply to show> (array)"
+        "$.budgetUnits: must be an integer greater than 0, got " + "[" * 21 + "..." + "]" * 21 + " (array)"
+    )
+
+
+def test_a_value_nested_too_deeply_to_show_is_named_by_its_type():
+    """Mutant: the type named in ``<Python tuple nested too deeply to show>`` changed."""
+    nested: tuple = ()
+    for _ in range(100_000):
+        nested = (nested,)
+    assert budget_problem(nested) == (
+        "$.budgetUnits: must be an integer greater than 0, "
+        "got <Python tuple nested too deeply to show> (Python tuple)"
     )
 
 
