@@ -48,6 +48,7 @@
       unreadable: "这个输入无法作为一个 JSON 请求读取（{message}）。",
       unreadableStatus: "没有运行：输入无法读取，原因见下面。",
       moreLines: "… 以及另外 {count} 行（页面上只显示前面的部分；完整结果请用命令行 harnessbook build 取得）",
+      moreRows: "决定表只显示前面的部分，另有 {count} 行",
       invalidJsonStatus: "没有运行：输入不是合法的 JSON，原因见下面。",
       error: "构建器抛出了意外的异常，这是一个缺陷：",
       timeout: "浏览器中的 Python 在 {seconds} 秒内没有加载完成，已经停止。请检查网络后再试一次。",
@@ -81,6 +82,7 @@
       unreadable: "This input cannot be read as one JSON request: the {message}.",
       unreadableStatus: "Not run: the input cannot be read; see below.",
       moreLines: "… and {count} more lines (the page shows the beginning only; harnessbook build gives the full result)",
+      moreRows: "The decision table shows its first rows only; {count} more rows",
       invalidJsonStatus: "Not run: the input is not valid JSON; see below.",
       error: "The builder raised an unexpected exception, which is a bug:",
       timeout: "Python for the browser did not finish loading within {seconds} seconds and was stopped. Check your connection and try again.",
@@ -446,6 +448,9 @@
         drawn.forEach(function (node) {
           output.appendChild(node);
         });
+        if (outcome.moreRows > 0) {
+          output.appendChild(element("p", { class: "hb-playground__more", "data-playground-more-rows": "" }, format(T.moreRows, { count: outcome.moreRows })));
+        }
       }
 
       var figure = element("div", { class: "hb-playground__json highlight" });

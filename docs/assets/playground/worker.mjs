@@ -21,6 +21,7 @@ from harnessbook.figure import render_svg, render_table
 from harnessbook.cli import _Unreadable, _parse_text
 
 RESULT_LINES = 2000
+TABLE_ROWS = 200
 
 
 def _harnessbook_playground_run(text, lang):
@@ -56,7 +57,9 @@ def _harnessbook_playground_run(text, lang):
                 "moreLines": more,
                 # The same figure and decision table as on the book's pages (hooks/figures.py).
                 "svg": render_svg(result, lang),
-                "table": render_table(result, lang),
+                # The table is drawn on the page's main thread: its first TABLE_ROWS rows only.
+                "table": render_table(dict(result, evidence=result["evidence"][:TABLE_ROWS]), lang),
+                "moreRows": max(0, len(result["evidence"]) - TABLE_ROWS),
             }
     return json.dumps(outcome, ensure_ascii=False)
 
