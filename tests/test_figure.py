@@ -32,6 +32,7 @@ from harnessbook.figure import (
     render_svg,
     render_table,
 )
+from harnessbook.figure._svg import INNER
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -301,6 +302,30 @@ def test_huge_budget_is_scaled_and_says_so():
     grid = [p for p in root.iter(f"{SVG_NS}path") if p.get("class") == "k-grid"]
     assert len(grid) == 19
     assert "big" in text and "small" in text
+
+
+def test_thousands_of_small_items_are_a_few_hundred_shapes_covering_the_used_budget():
+    # 5,000 one-unit items in a budget of 5,000: each is 0.07 units wide. They are drawn as
+    # segments of at least 2 units (MIN_SEGMENT), unnumbered, that together cover the use.
+    items = [candidate(f"c{n}", size=1) for n in range(5_000)]
+    result = build_context_packet(request(items, budget=5_000))
+    root = parse(render_svg(result, "en"))
+    segments = [
+        r for r in root.iter(f"{SVG_NS}rect") if r.get("class") in ("s1", "s2") and number(r, "height") == 28
+    ]
+    assert 100 <= len(segments) <= INNER // 2
+    assert all(number(s, "width") >= 2.0 - 1e-9 for s in segments)
+    edges = [(number(s, "x"), number(s, "x") + number(s, "width")) for s in segments]
+    assert edges[0][0] == pytest.approx(8)  # PAD: from the start of the bar,
+    assert all(b[0] == pytest.approx(a[1], abs=0.15) for a, b in itertools.pairwise(edges))  # gapless,
+    assert edges[-1][1] == pytest.approx(8 + INNER, abs=2.0)  # to the end of the use
+    assert len(list(root.iter())) < 1_000
+    # A wide item keeps its own numbered segment among narrow ones.
+    mixed = build_context_packet(
+        request([*items[:300], candidate("wide", size=2_000), *items[300:600]], budget=5_000)
+    )
+    wide = [r for r in parse(render_svg(mixed, "en")).iter(f"{SVG_NS}rect") if number(r, "height") == 28]
+    assert any(number(r, "width") == pytest.approx(2_000 * INNER / 5_000) for r in wide)
 
 
 def test_long_lists_are_cut_and_counted():

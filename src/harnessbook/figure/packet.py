@@ -36,12 +36,47 @@ def _step(budget: int) -> int:
         magnitude *= 10
 
 
+MIN_SEGMENT = 2.0
+"""The narrowest segment drawn, in viewBox units. Selected items narrower than this are drawn
+together, as one unnumbered segment, so that a packet of thousands of small items is a figure
+of a few hundred shapes, not thousands."""
+
+
+def _runs(sizes: list[int], scale: float) -> list[tuple[int, int, int, int]]:
+    """Group consecutive selected items into drawn segments: ``(start, units, first, count)``.
+
+    An item at least [`MIN_SEGMENT`][harnessbook.figure.packet.MIN_SEGMENT] wide is a segment of
+    its own; narrower neighbours are gathered until the segment is that wide (or the next item
+    is wide enough to stand alone).
+    """
+    runs: list[tuple[int, int, int, int]] = []
+    pending: tuple[int, int, int, int] | None = None
+    cursor = 0
+    for index, size in enumerate(sizes):
+        if size * scale >= MIN_SEGMENT:
+            if pending is not None:
+                runs.append(pending)
+                pending = None
+            runs.append((cursor, size, index, 1))
+        else:
+            start, units, first, count = pending or (cursor, 0, index, 0)
+            pending = (start, units + size, first, count + 1)
+            if pending[1] * scale >= MIN_SEGMENT:
+                runs.append(pending)
+                pending = None
+        cursor += size
+    if pending is not None:
+        runs.append(pending)
+    return runs
+
+
 def render_svg(result: Mapping[str, Any], lang: Lang = "zh") -> str:
     """Draw a result of ``build_context_packet`` as an inline SVG figure.
 
     From the top: the state and the phase; the budget as a bar of ``budgetUnits`` cells (one
     cell stands for several units when the budget is larger than 40, and the figure says how
-    many), the selected items as numbered segments in processing order, then the unused
+    many), the selected items as numbered segments in processing order (items too narrow to
+    see are drawn together, unnumbered), then the unused
     remainder; below it one list each of the selected items (id and units), the pointers (the
     units they require and the units that were available), the excluded items with their
     reason, the refresh entries and the unknowns. Lists longer than [`MAX_ROWS`][harnessbook.figure.MAX_ROWS]
@@ -109,25 +144,22 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
     )
     top, height = y + 8, 28
     scale = INNER / budget if budget > 0 else 0.0
-    cursor = 0
     numbers = []
-    for index, item in enumerate(selected):
-        size = int(item["sizeUnits"])
-        x0 = PAD + cursor * scale
-        w = max(size * scale, 2.0)
+    runs = _runs([int(item["sizeUnits"]) for item in selected], scale)
+    for index, (start, units, first, count) in enumerate(runs):
+        x0 = PAD + start * scale
+        w = max(units * scale, MIN_SEGMENT)
         fill = "s1" if index % 2 == 0 else "s2"
         svg.rect(x0, top, w, height, fill)
-        number = str(index + 1)
-        if w >= _width(number, 12) + 8:
+        number = str(first + 1)
+        if count == 1 and w >= _width(number, 12) + 8:
             numbers.append((x0 + w / 2, number, fill))
-        cursor += size
     for tick in range(step, budget, step):  # cell boundaries
         svg.line(PAD + tick * scale, top, PAD + tick * scale, top + height)
-    cursor = 0
-    for item in selected:  # segment boundaries, drawn over the cells
-        cursor += int(item["sizeUnits"])
-        if 0 < cursor < budget:
-            svg.line(PAD + cursor * scale, top, PAD + cursor * scale, top + height, "line")
+    for start, units, _first, _count in runs:  # segment boundaries, drawn over the cells
+        end = start + units
+        if 0 < end < budget:
+            svg.line(PAD + end * scale, top, PAD + end * scale, top + height, "line")
     for centre, number, fill in numbers:  # each segment's number, on a patch of its own colour
         patch = _width(number, 12) + 4
         svg.rect(centre - patch / 2, top + 6, patch, height - 12, fill)
