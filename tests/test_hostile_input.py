@@ -652,11 +652,23 @@ def test_a_full_disk() -> None:
     assert done.stderr == b"harnessbook: cannot write standard output: No space left on device\n"
 
 
+def wait_until_reading_standard_input(pid: int, timeout: float = 60.0) -> None:
+    """Return once process ``pid`` is blocked reading a pipe (Linux: /proc); elsewhere wait 3 s."""
+    wchan = Path(f"/proc/{pid}/wchan")
+    if not wchan.exists():
+        time.sleep(3)
+        return
+    deadline = time.monotonic() + timeout
+    while "pipe" not in wchan.read_text():
+        assert time.monotonic() < deadline, f"the command did not start reading within {timeout} s"
+        time.sleep(0.05)
+
+
 def test_sigint_exits_130_quietly() -> None:
     process = subprocess.Popen(
         [str(SCRIPT), "build", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
-    time.sleep(1.5)  # past start-up: it waits on standard input
+    wait_until_reading_standard_input(process.pid)  # past start-up, however slow the machine
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert (process.returncode, out, err) == (130, b"", b"")

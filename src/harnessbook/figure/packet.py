@@ -146,12 +146,12 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
     scale = INNER / budget if budget > 0 else 0.0
     numbers = []
     runs = _runs([int(item["sizeUnits"]) for item in selected], scale)
-    for index, (start, units, first, count) in enumerate(runs):
+    for index, (start, units, head, count) in enumerate(runs):
         x0 = PAD + start * scale
         w = max(units * scale, MIN_SEGMENT)
         fill = "s1" if index % 2 == 0 else "s2"
         svg.rect(x0, top, w, height, fill)
-        number = str(first + 1)
+        number = str(head + 1)
         if count == 1 and w >= _width(number, 12) + 8:
             numbers.append((x0 + w / 2, number, fill))
     for tick in range(step, budget, step):  # cell boundaries
