@@ -1,16 +1,44 @@
-"""Shared fixtures: the book built once per test session, with ``mkdocs build --strict``."""
+"""Shared fixtures: the book built once, with ``mkdocs build --strict``, and reused while its
+sources are unchanged.
+
+The build goes to ``.cache/site/<fingerprint>/`` (gitignored). The fingerprint is a hash of
+every file the build reads (``docs/``, ``src/``, ``hooks/``, ``overrides/``, ``deploy/``,
+``mkdocs.yml``, ``moved.yml``, ``pyproject.toml``, ``uv.lock``) and of the Python version, so a
+change to any of them builds anew; an unchanged tree reuses the last strict build, its log
+included. Test workers (pytest-xdist) take a file lock, so one builds and the others wait and
+reuse it. ``HARNESSBOOK_FRESH_SITE=1`` always builds anew.
+"""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / ".cache" / "site"
+SITE_INPUTS = (
+    "docs",
+    "src",
+    "hooks",
+    "overrides",
+    "deploy",
+    "mkdocs.yml",
+    "moved.yml",
+    "pyproject.toml",
+    "uv.lock",
+)
+KEEP = 3  # cached builds kept; older ones are removed
+REPORT_PROPERTY = "browser_report"
+"""A test's ``user_properties`` entry that the run's closing summary lists (tests/browser)."""
 
 
 @dataclass(frozen=True)
@@ -21,13 +49,28 @@ class BuiltSite:
     log: str
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
-    """Build the whole book (every edition) once, strictly, into a temporary folder.
+def _input_files() -> Iterator[Path]:
+    for name in SITE_INPUTS:
+        path = ROOT / name
+        if path.is_file():
+            yield path
+        elif path.is_dir():
+            for file in sorted(path.rglob("*")):
+                if file.is_file() and "__pycache__" not in file.parts and file.suffix != ".pyc":
+                    yield file
 
-    A failed build fails every test that needs the site, with the build's own output.
-    """
-    out = tmp_path_factory.mktemp("site")
+
+def site_fingerprint() -> str:
+    """A hash of everything the build reads: the same tree gives the same fingerprint."""
+    digest = hashlib.sha256(sys.version.encode())
+    for file in _input_files():
+        digest.update(file.relative_to(ROOT).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(file.read_bytes()).digest())
+    return digest.hexdigest()[:20]
+
+
+def build_site(out: Path) -> tuple[int, str]:
+    """``mkdocs build --strict`` into ``out``: the exit code and everything it printed."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONWARNINGS="ignore::DeprecationWarning")
     completed = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
@@ -37,7 +80,56 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
         text=True,
         timeout=600,
     )
-    log = completed.stdout + completed.stderr
-    if completed.returncode != 0:
-        pytest.fail(f"mkdocs build --strict failed (exit {completed.returncode}):\n{log[-6000:]}")
-    return BuiltSite(out, log)
+    return completed.returncode, completed.stdout + completed.stderr
+
+
+def _prune(keep: str) -> None:
+    builds = sorted(
+        (p for p in CACHE.iterdir() if p.is_dir() and p.name != keep), key=lambda p: p.stat().st_mtime
+    )
+    for old in builds[: max(0, len(builds) - (KEEP - 1))]:
+        shutil.rmtree(old, ignore_errors=True)
+        (CACHE / f"{old.name}.log").unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="session")
+def built_site() -> BuiltSite:
+    """The whole book (every edition), built strictly once and reused while its sources are unchanged.
+
+    A failed build fails every test that needs the site, with the build's own output; a failed
+    build is never cached.
+    """
+    CACHE.mkdir(parents=True, exist_ok=True)
+    fingerprint = site_fingerprint()
+    site, log_file = CACHE / fingerprint, CACHE / f"{fingerprint}.log"
+    with open(CACHE / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one worker builds; the others wait, then reuse it
+        if os.environ.get("HARNESSBOOK_FRESH_SITE") or not log_file.exists():
+            shutil.rmtree(site, ignore_errors=True)
+            log_file.unlink(missing_ok=True)
+            code, log = build_site(site)
+            if code != 0:
+                shutil.rmtree(site, ignore_errors=True)
+                pytest.fail(f"mkdocs build --strict failed (exit {code}):\n{log[-6000:]}")
+            log_file.write_text(log, encoding="utf-8")  # written last: the build is complete
+            _prune(fingerprint)
+        os.utime(site)
+        return BuiltSite(site, log_file.read_text(encoding="utf-8"))
+
+
+_REPORTED: list[tuple[str, str]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Gather the lines tests asked for (``browser_report``), from this process or a worker."""
+    if report.when == "teardown":  # by then the report carries every line the test recorded
+        _REPORTED.extend(
+            (report.nodeid, value) for name, value in report.user_properties if name == REPORT_PROPERTY
+        )
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _REPORTED:
+        terminalreporter.section("browser tests: screenshots and audits")
+        for _nodeid, line in sorted(_REPORTED):
+            terminalreporter.write_line(line)

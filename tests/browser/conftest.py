@@ -43,6 +43,7 @@ from tests.browser.serving import (
     nginx_executable,
     serve,
 )
+from tests.conftest import REPORT_PROPERTY
 
 BROWSER_DIR = Path(__file__).resolve().parent
 ROOT = BROWSER_DIR.parents[1]
@@ -57,31 +58,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.browser)
 
 
-REPORT = pytest.StashKey[list]()
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser_report(request: pytest.FixtureRequest) -> Callable[[str], None]:
     """``browser_report(line)``: a line for the run's summary (screenshots, Lighthouse scores).
 
     pytest shows a passing test's prints only with ``-s``; these lines are printed at the end of
-    every run, so CI's log lists the screenshots and the measured scores.
+    every run (tests/conftest.py), so CI's log lists the screenshots and the measured scores.
+    They travel in the test's report, so test workers (pytest-xdist) hand them on too.
     """
-    lines = request.config.stash.setdefault(REPORT, [])
 
     def add(line: str) -> None:
-        lines.append(line)
+        request.node.user_properties.append((REPORT_PROPERTY, line))
         print(line)
 
     return add
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
-    lines = config.stash.get(REPORT, [])
-    if lines:
-        terminalreporter.section("browser tests: screenshots and audits")
-        for line in lines:
-            terminalreporter.write_line(line)
 
 
 _Found = TypeVar("_Found", Path, str)
