@@ -10,8 +10,8 @@ from hypothesis import given
 
 from harnessbook.context_packet.errors import _Problems
 from harnessbook.context_packet.validation import _check_candidate, _is_clean_candidate
+from tests.strategies import near_valid_requests, seed_request
 from tests.support import ci_settings
-from tests.test_fuzz import near_valid_requests, seed_request
 
 CI = ci_settings(300)
 
