@@ -27,6 +27,7 @@ from harnessbook.context_packet import (
     processing_order,
     provenance_gate,
 )
+from tests.contract import CANDIDATE_KEYS
 
 ANCHOR = {
     "goal": "locate the single failing test",
@@ -891,32 +892,10 @@ def test_the_docstring_example_runs():
 TYPED_DICTS = {
     "ContextPacketRequest": ["taskAnchor", "budgetUnits", "candidates"],
     "TaskAnchor": ["goal", "stopCondition", "verificationTarget"],
-    "Candidate": [
-        "id",
-        "kind",
-        "source",
-        "capturedAt",
-        "relevance",
-        "freshness",
-        "sizeUnits",
-        "content",
-        "reference",
-        "conflictsWith",
-    ],
+    "Candidate": CANDIDATE_KEYS,
     "ContextPacketResult": ["state", "phase", "packet", "excluded", "unknowns", "refresh", "evidence"],
     "Packet": ["taskAnchor", "selected", "pointers", "usedBudgetUnits", "budgetUnits"],
-    "SelectedItem": [
-        "id",
-        "kind",
-        "source",
-        "capturedAt",
-        "relevance",
-        "freshness",
-        "sizeUnits",
-        "content",
-        "reference",
-        "conflictsWith",
-    ],
+    "SelectedItem": CANDIDATE_KEYS,
     "PointerItem": [
         "id",
         "kind",

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from harnessbook import InvalidRequestError, build_context_packet, load_schema
 from harnessbook.context_packet import FRESHNESSES, KINDS, RELEVANCES
+from tests.contract import CANDIDATE_KEYS
 from tests.strategies import ABSENT, seed_request, ungated_requests, valid_requests
 from tests.support import REQUEST_VALIDATOR, ci_settings
 
@@ -419,18 +420,7 @@ def test_schema_vocabulary_is_the_builders():
     assert candidate["properties"]["relevance"]["enum"] == list(RELEVANCES)
     assert candidate["properties"]["freshness"]["enum"] == list(FRESHNESSES)
     assert candidate["required"] == ["id", "kind", "relevance", "freshness", "sizeUnits", "content"]
-    assert list(candidate["properties"]) == [
-        "id",
-        "kind",
-        "source",
-        "capturedAt",
-        "relevance",
-        "freshness",
-        "sizeUnits",
-        "content",
-        "reference",
-        "conflictsWith",
-    ]
+    assert list(candidate["properties"]) == CANDIDATE_KEYS
     assert request["required"] == list(request["properties"]) == ["taskAnchor", "budgetUnits", "candidates"]
     anchor = request["$defs"]["taskAnchor"]
     assert anchor["required"] == list(anchor["properties"]) == ["goal", "stopCondition", "verificationTarget"]
