@@ -383,22 +383,10 @@ def test_schema_rejects_every_corruption_of_one_rich_request():
 )
 def test_integral_floats_are_the_builders_stricter_rule(path, value):
     # Documented in the schema's description: JSON Schema counts 8.0 as an integer.
-    request: Any = {
-        "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
-        "budgetUnits": 8,
-        "candidates": [
-            {
-                "id": "d",
-                "kind": "constraint",
-                "source": "s",
-                "capturedAt": "2026-07-15",
-                "relevance": "current",
-                "freshness": "fresh",
-                "sizeUnits": 3,
-                "content": "c",
-            }
-        ],
-    }
+    # The request: a budget of 8 and the seed's first candidate (3 units) alone, as a constraint.
+    request: Any = seed_request()
+    request["budgetUnits"] = 8
+    request["candidates"] = [dict(request["candidates"][0], kind="constraint")]
     target = request
     for step in path[:-1]:
         target = target[step]
