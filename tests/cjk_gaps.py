@@ -9,6 +9,12 @@ where whitespace stands between two CJK characters: each one is a visible space 
 lines between CJK characters in a paragraph, a list item, a table cell and an admonition, with
 or without ``hooks/cjk_line_breaks.py``: the tests run on it both ways, to show that they fail
 without the fix.
+
+This module is an independent oracle for ``harnessbook.typography`` (which
+``hooks/cjk_line_breaks.py`` applies): its CJK class and its inline and literal tag sets are
+written out here on purpose, from issue 16 and the browser's layout, and are not imported from
+the code under test. They differ from typography's where the two jobs differ (no kana or Han
+extensions B to G here; ``font`` and ``template`` here, SVG's ``tspan`` there).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from harnessbook.context_packet import (
     processing_order,
     provenance_gate,
 )
+from tests.contract import CANDIDATE_KEYS
 
 ANCHOR = {
     "goal": "locate the single failing test",
@@ -891,44 +892,12 @@ def test_the_docstring_example_runs():
 TYPED_DICTS = {
     "ContextPacketRequest": ["taskAnchor", "budgetUnits", "candidates"],
     "TaskAnchor": ["goal", "stopCondition", "verificationTarget"],
-    "Candidate": [
-        "id",
-        "kind",
-        "source",
-        "capturedAt",
-        "relevance",
-        "freshness",
-        "sizeUnits",
-        "content",
-        "reference",
-        "conflictsWith",
-    ],
+    "Candidate": CANDIDATE_KEYS,
     "ContextPacketResult": ["state", "phase", "packet", "excluded", "unknowns", "refresh", "evidence"],
     "Packet": ["taskAnchor", "selected", "pointers", "usedBudgetUnits", "budgetUnits"],
-    "SelectedItem": [
-        "id",
-        "kind",
-        "source",
-        "capturedAt",
-        "relevance",
-        "freshness",
-        "sizeUnits",
-        "content",
-        "reference",
-        "conflictsWith",
-    ],
-    "PointerItem": [
-        "id",
-        "kind",
-        "source",
-        "capturedAt",
-        "relevance",
-        "freshness",
-        "sizeUnits",
-        "reference",
-        "conflictsWith",
-        "loadCondition",
-    ],
+    "SelectedItem": CANDIDATE_KEYS,
+    # Everything a candidate has but its content, then the load condition.
+    "PointerItem": [*(key for key in CANDIDATE_KEYS if key != "content"), "loadCondition"],
     "LoadCondition": ["requiresUnits", "availableUnits"],
     "ExcludedItem": ["id", "kind", "reason", "conflictsWith", "requiresUnits", "availableUnits"],
     "UnknownItem": ["id", "missing"],

@@ -10,8 +10,9 @@ from hypothesis import given
 
 from harnessbook.context_packet.errors import _Problems
 from harnessbook.context_packet.validation import _check_candidate, _is_clean_candidate
+from tests.contract import CANDIDATE_KEYS
+from tests.strategies import near_valid_requests, seed_request
 from tests.support import ci_settings
-from tests.test_fuzz import near_valid_requests, seed_request
 
 CI = ci_settings(300)
 
@@ -88,19 +89,7 @@ TRICKY = [
     {},
     {"a": 1},
 ]
-KEYS = [
-    "id",
-    "kind",
-    "source",
-    "capturedAt",
-    "relevance",
-    "freshness",
-    "sizeUnits",
-    "content",
-    "reference",
-    "conflictsWith",
-    "sise",
-]
+KEYS = [*CANDIDATE_KEYS, "sise"]  # every key a candidate may have, and an unknown one
 
 
 def test_fast_path_agrees_on_every_single_field_corruption():

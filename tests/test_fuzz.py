@@ -7,7 +7,6 @@ accepts such an input, the result must also be well formed.
 
 from __future__ import annotations
 
-import copy
 import sys
 from typing import Any
 
@@ -17,58 +16,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harnessbook import InvalidRequestError, build_context_packet, load_schema
-from harnessbook.context_packet import FRESHNESSES, KINDS, RELEVANCES
+from tests.strategies import json_values, near_valid_requests, seed_request
 from tests.support import REQUEST_VALIDATOR, ci_settings
 
 CI = ci_settings(200)
 RESULT_VALIDATOR = jsonschema.Draft202012Validator(load_schema("result"))
-
-# Strings that mean something to the builder, so random values sometimes hit real branches.
-MEANINGFUL = st.sampled_from(
-    [
-        *KINDS,
-        *RELEVANCES,
-        *FRESHNESSES,
-        "id",
-        "kind",
-        "source",
-        "capturedAt",
-        "sizeUnits",
-        "content",
-        "reference",
-        "conflictsWith",
-        "taskAnchor",
-        "budgetUnits",
-        "candidates",
-        "goal",
-        "stopCondition",
-        "verificationTarget",
-        "2026-07-15",
-        "2026-07-15T09:30:00Z",
-        "2026-02-30",
-        "",
-        " ",
-        "a",
-        "b",
-    ]
-)
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=True, allow_infinity=True)
-    | st.text(max_size=10)
-    | MEANINGFUL
-)
-json_values = st.recursive(
-    scalars,
-    lambda children: (
-        st.lists(children, max_size=4)
-        | st.dictionaries(st.text(max_size=6) | MEANINGFUL, children, max_size=5)
-    ),
-    max_leaves=25,
-)
 
 
 def build_or_invalid(value: Any) -> Any:
@@ -97,102 +49,6 @@ def test_any_json_value(value):
 @given(st.dictionaries(st.sampled_from(["taskAnchor", "budgetUnits", "candidates", "extra"]), json_values))
 def test_any_json_object_with_the_top_level_keys(value):
     build_or_invalid(value)
-
-
-def seed_request() -> Any:
-    return {
-        "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
-        "budgetUnits": 6,
-        "candidates": [
-            {
-                "id": "d",
-                "kind": "direct-evidence",
-                "source": "s",
-                "capturedAt": "2026-07-15",
-                "relevance": "current",
-                "freshness": "fresh",
-                "sizeUnits": 3,
-                "content": "c",
-            },
-            {
-                "id": "h",
-                "kind": "history-summary",
-                "source": "s",
-                "capturedAt": "2026-07-15T09:30:00Z",
-                "relevance": "background",
-                "freshness": "fresh",
-                "sizeUnits": 1,
-                "content": "c",
-                "reference": "r",
-                "conflictsWith": ["d"],
-            },
-            {
-                "id": "e",
-                "kind": "direct-evidence",
-                "source": "s",
-                "capturedAt": "2026-07-15",
-                "relevance": "current",
-                "freshness": "expired",
-                "sizeUnits": 2,
-                "content": "c",
-            },
-            {
-                "id": "r",
-                "kind": "reference",
-                "source": "s",
-                "capturedAt": "2026-07-15",
-                "relevance": "background",
-                "freshness": "fresh",
-                "sizeUnits": 9,
-                "content": "",
-                "reference": "ref://r",
-            },
-        ],
-    }
-
-
-def spots(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every path inside ``value`` (dict keys and list indexes), the root included."""
-    found = [path]
-    if isinstance(value, dict):
-        for key, child in value.items():
-            found += spots(child, path + (key,))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            found += spots(child, path + (index,))
-    return found
-
-
-@st.composite
-def near_valid_requests(draw) -> Any:
-    request = seed_request()
-    for _ in range(draw(st.integers(1, 3))):
-        places = spots(request)
-        path = draw(st.sampled_from(places))
-        action = draw(st.sampled_from(["replace", "replace", "delete", "insert", "duplicate"]))
-        if not path:
-            if action == "replace":
-                return draw(json_values)
-            continue
-        parent = request
-        for step in path[:-1]:
-            parent = parent[step]
-        key = path[-1]
-        if action == "replace":
-            parent[key] = draw(json_values | MEANINGFUL)
-        elif action == "delete":
-            del parent[key]
-        elif action == "insert":
-            if isinstance(parent, dict):
-                parent[draw(MEANINGFUL | st.text(max_size=4))] = draw(json_values)
-            else:
-                parent.insert(key, draw(json_values))
-        else:  # duplicate: the same value again (e.g. a repeated candidate or id)
-            if isinstance(parent, list):
-                parent.append(copy.deepcopy(parent[key]))
-            else:
-                parent[key] = copy.deepcopy(parent[key])
-    return request
 
 
 @CI

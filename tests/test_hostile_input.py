@@ -45,9 +45,8 @@ from harnessbook.context_packet.validation import (
     _check_candidate,
 )
 from tests.leap_seconds import leap_second_date_time_pattern
+from tests.strategies import json_values, near_valid_requests, seed_request, valid_requests
 from tests.support import REQUEST_VALIDATOR, RESULT_VALIDATOR, ci_settings
-from tests.test_fuzz import json_values, near_valid_requests, seed_request
-from tests.test_properties import valid_requests
 
 SCRIPT = Path(sys.executable).with_name("harnessbook")
 

@@ -18,115 +18,14 @@ from hypothesis import strategies as st
 
 from harnessbook import InvalidRequestError, build_context_packet, load_schema
 from harnessbook.context_packet import FRESHNESSES, KINDS, RELEVANCES
+from tests.contract import CANDIDATE_KEYS
+from tests.strategies import ABSENT, seed_request, ungated_requests, valid_requests
 from tests.support import REQUEST_VALIDATOR, ci_settings
 
 CI = ci_settings(100)
 RESULT_VALIDATOR = jsonschema.Draft202012Validator(
     load_schema("result"), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
 )
-
-
-# ---------------------------------------------------------------------------
-# Strategies: valid requests
-# ---------------------------------------------------------------------------
-
-non_blank = st.text(min_size=1, max_size=8).filter(lambda s: s.strip() != "")
-blank = st.sampled_from(["", " ", "\t", "\n ", "\u3000"])
-
-
-def rfc3339_dates() -> st.SearchStrategy[str]:
-    return st.dates().map(lambda d: d.isoformat())
-
-
-@st.composite
-def rfc3339_date_times(draw) -> str:
-    moment = draw(st.datetimes())
-    fraction = draw(st.sampled_from(["", ".0", ".5", ".123456", ".000000001"]))
-    offset = draw(st.sampled_from(["Z", "z", "+00:00", "-00:00", "+08:00", "-05:30", "+23:59"]))
-    separator = draw(st.sampled_from(["T", "t"]))
-    hour, minute, second = moment.hour, moment.minute, f"{moment.second:02d}"
-    if draw(st.integers(0, 9)) == 0:
-        # A leap second is valid only at 23:59:60 UTC: local time is that plus the offset.
-        shift = (
-            0
-            if offset in "Zz"
-            else (-1 if offset[0] == "-" else 1) * (int(offset[1:3]) * 60 + int(offset[4:6]))
-        )
-        hour, minute = divmod((23 * 60 + 59 + shift) % 1440, 60)
-        second = "60"
-    return f"{moment.date().isoformat()}{separator}{hour:02d}:{minute:02d}:{second}{fraction}{offset}"
-
-
-timestamps = st.one_of(rfc3339_dates(), rfc3339_date_times())
-
-# Provenance is mostly present, so that most generated requests get past the gate.
-ABSENT = object()
-
-
-@st.composite
-def provenance(draw, present: st.SearchStrategy[str], gaps: bool) -> Any:
-    if gaps and draw(st.integers(0, 5)) == 0:
-        return draw(st.sampled_from([ABSENT, None, "", "  "]))
-    return draw(present)
-
-
-sizes = st.integers(0, 8) | st.integers(9, 60)
-
-
-@st.composite
-def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> Any:
-    count = draw(st.integers(0, max_candidates))
-    ids = draw(st.lists(non_blank, min_size=count, max_size=count, unique=True))
-    # About one request in four may lack provenance somewhere (and is then blocked).
-    gaps = gaps and draw(st.integers(0, 3)) == 0
-    candidates = []
-    for cid in ids:
-        kind = draw(st.sampled_from(KINDS + ("direct-evidence", "history-summary")))
-        candidate: dict[str, Any] = {
-            "id": cid,
-            "kind": kind,
-            "source": draw(
-                provenance(
-                    st.sampled_from(["injected:test-output", "injected:ci-log", "记忆"]) | non_blank, gaps
-                )
-            ),
-            "capturedAt": draw(provenance(timestamps, gaps)),
-            "relevance": draw(st.sampled_from(RELEVANCES)),
-            "freshness": draw(st.sampled_from(FRESHNESSES)),
-            "sizeUnits": draw(sizes),
-            "content": draw(st.text(max_size=12)),
-        }
-        reference = draw(st.sampled_from([ABSENT, ABSENT, "ref://" + cid, "", " "]))
-        if reference is not ABSENT:
-            candidate["reference"] = reference
-        candidates.append({key: value for key, value in candidate.items() if value is not ABSENT})
-    # Conflict declarations: history summaries name other candidates, mostly current evidence.
-    for candidate in candidates:
-        others = [c["id"] for c in candidates if c["id"] != candidate["id"]]
-        evidence = [
-            c["id"] for c in candidates if c["kind"] == "direct-evidence" and c["relevance"] == "current"
-        ]
-        if candidate["kind"] != "history-summary" or not others or draw(st.integers(0, 3)) == 0:
-            continue
-        pool = st.sampled_from(others) | st.sampled_from(evidence) if evidence else st.sampled_from(others)
-        targets = draw(st.lists(pool, max_size=3, unique=True))
-        if len(targets) == 1 and draw(st.booleans()):
-            candidate["conflictsWith"] = targets[0]
-        else:
-            candidate["conflictsWith"] = targets
-    # Shuffle the key order of some candidates: the result must not depend on it.
-    if candidates and draw(st.booleans()):
-        index = draw(st.integers(0, len(candidates) - 1))
-        candidates[index] = dict(reversed(list(candidates[index].items())))
-    anchor = {
-        "goal": draw(non_blank),
-        "stopCondition": draw(non_blank),
-        "verificationTarget": draw(non_blank),
-    }
-    return {"taskAnchor": anchor, "budgetUnits": draw(st.integers(1, 30)), "candidates": candidates}
-
-
-ungated_requests = valid_requests(gaps=False)
 
 
 # ---------------------------------------------------------------------------
@@ -433,56 +332,35 @@ def test_schema_and_builder_both_reject_every_single_field_corruption(request, d
 
 
 def test_schema_rejects_every_corruption_of_one_rich_request():
-    # Exhaustive over one request that has every kind, optional key and conflict shape.
-    request: Any = {
-        "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
-        "budgetUnits": 5,
-        "candidates": [
-            {
-                "id": "d",
-                "kind": "direct-evidence",
-                "source": "s",
-                "capturedAt": "2026-07-15",
-                "relevance": "current",
-                "freshness": "fresh",
-                "sizeUnits": 3,
-                "content": "c",
-            },
-            {
-                "id": "h",
-                "kind": "history-summary",
-                "source": "s",
-                "capturedAt": "2026-07-15T09:30:00Z",
-                "relevance": "background",
-                "freshness": "fresh",
-                "sizeUnits": 1,
-                "content": "c",
-                "reference": "r",
-                "conflictsWith": ["d"],
-            },
-            {
-                "id": "r",
-                "kind": "reference",
-                "source": None,
-                "capturedAt": "  ",
-                "relevance": "background",
-                "freshness": "expired",
-                "sizeUnits": 0,
-                "content": "",
-                "reference": "",
-            },
-            {
-                "id": "k",
-                "kind": "constraint",
-                "source": "s",
-                "capturedAt": "2026-07-15",
-                "relevance": "current",
-                "freshness": "fresh",
-                "sizeUnits": 9,
-                "content": "c",
-            },
-        ],
-    }
+    # Exhaustive over one request that has every kind, optional key and conflict shape: the
+    # seed's direct evidence and history summary, then a reference with blank provenance and
+    # a constraint.
+    request: Any = seed_request()
+    request["budgetUnits"] = 5
+    request["candidates"][2:] = [
+        {
+            "id": "r",
+            "kind": "reference",
+            "source": None,
+            "capturedAt": "  ",
+            "relevance": "background",
+            "freshness": "expired",
+            "sizeUnits": 0,
+            "content": "",
+            "reference": "",
+        },
+        {
+            "id": "k",
+            "kind": "constraint",
+            "source": "s",
+            "capturedAt": "2026-07-15",
+            "relevance": "current",
+            "freshness": "fresh",
+            "sizeUnits": 9,
+            "content": "c",
+        },
+    ]
+    assert sorted(candidate["kind"] for candidate in request["candidates"]) == sorted(KINDS)
     build_context_packet(request)
     REQUEST_VALIDATOR.validate(request)
     options = corruptions(request)
@@ -505,22 +383,10 @@ def test_schema_rejects_every_corruption_of_one_rich_request():
 )
 def test_integral_floats_are_the_builders_stricter_rule(path, value):
     # Documented in the schema's description: JSON Schema counts 8.0 as an integer.
-    request: Any = {
-        "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
-        "budgetUnits": 8,
-        "candidates": [
-            {
-                "id": "d",
-                "kind": "constraint",
-                "source": "s",
-                "capturedAt": "2026-07-15",
-                "relevance": "current",
-                "freshness": "fresh",
-                "sizeUnits": 3,
-                "content": "c",
-            }
-        ],
-    }
+    # The request: a budget of 8 and the seed's first candidate (3 units) alone, as a constraint.
+    request: Any = seed_request()
+    request["budgetUnits"] = 8
+    request["candidates"] = [dict(request["candidates"][0], kind="constraint")]
     target = request
     for step in path[:-1]:
         target = target[step]
@@ -542,18 +408,7 @@ def test_schema_vocabulary_is_the_builders():
     assert candidate["properties"]["relevance"]["enum"] == list(RELEVANCES)
     assert candidate["properties"]["freshness"]["enum"] == list(FRESHNESSES)
     assert candidate["required"] == ["id", "kind", "relevance", "freshness", "sizeUnits", "content"]
-    assert list(candidate["properties"]) == [
-        "id",
-        "kind",
-        "source",
-        "capturedAt",
-        "relevance",
-        "freshness",
-        "sizeUnits",
-        "content",
-        "reference",
-        "conflictsWith",
-    ]
+    assert list(candidate["properties"]) == CANDIDATE_KEYS
     assert request["required"] == list(request["properties"]) == ["taskAnchor", "budgetUnits", "candidates"]
     anchor = request["$defs"]["taskAnchor"]
     assert anchor["required"] == list(anchor["properties"]) == ["goal", "stopCondition", "verificationTarget"]

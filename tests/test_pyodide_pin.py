@@ -32,6 +32,16 @@ def load_script() -> ModuleType:
     return module
 
 
+def load_script_with_node_package() -> ModuleType:
+    """The script, once npm has installed pyodide: skipped without it, failed under CI."""
+    script = load_script()
+    if not script.NODE_PACKAGE.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail("tools/node_modules/pyodide is missing under CI: npm ci --prefix tools")
+        pytest.skip("tools/node_modules/pyodide is not installed (npm ci --prefix tools)")
+    return script
+
+
 def manifest() -> dict:
     return json.loads(VENDOR_JSON.read_text(encoding="utf-8"))
 
@@ -59,22 +69,14 @@ def test_a_lock_without_pyodide_is_reported(tmp_path):
 
 
 def test_vendored_files_are_the_locked_npm_package():
-    script = load_script()
-    if not script.NODE_PACKAGE.is_dir():
-        if os.environ.get("CI"):
-            pytest.fail("tools/node_modules/pyodide is missing under CI: npm ci --prefix tools")
-        pytest.skip("tools/node_modules/pyodide is not installed (npm ci --prefix tools)")
+    script = load_script_with_node_package()
     expected = script.expected_manifest()
     assert script.vendored_problems(expected) == []
     assert manifest() == expected
 
 
 def test_a_changed_file_is_reported(tmp_path, monkeypatch):
-    script = load_script()
-    if not script.NODE_PACKAGE.is_dir():
-        if os.environ.get("CI"):
-            pytest.fail("tools/node_modules/pyodide is missing under CI: npm ci --prefix tools")
-        pytest.skip("tools/node_modules/pyodide is not installed (npm ci --prefix tools)")
+    script = load_script_with_node_package()
     expected = script.expected_manifest()
     playground = tmp_path / "playground"
     folder = playground / expected["directory"]

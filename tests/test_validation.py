@@ -53,12 +53,18 @@ def valid_request() -> Any:
 MISSING = object()
 
 
+def at(request: Any, path: tuple[str | int, ...]) -> Any:
+    """The value at ``path`` inside ``request`` (``request`` itself for the empty path)."""
+    target = request
+    for key in path:
+        target = target[key]
+    return target
+
+
 def mutate(path: tuple[str | int, ...], value: Any) -> Any:
     """A valid request with the value at ``path`` replaced (or removed, for MISSING)."""
     request = valid_request()
-    target = request
-    for key in path[:-1]:
-        target = target[key]
+    target = at(request, path[:-1])
     if value is MISSING:
         del target[path[-1]]
     else:
@@ -416,10 +422,7 @@ def test_conflicts_may_name_any_other_candidate():
 )
 def test_unknown_keys_are_reported_at_every_level(path, key, expected):
     request = valid_request()
-    target = request
-    for step in path:
-        target = target[step]
-    target[key] = "surprise"
+    at(request, path)[key] = "surprise"
     assert "unknown key" in assert_only_path(request, expected)
 
 
@@ -440,10 +443,7 @@ def test_unknown_key_suggests_the_close_name():
 )
 def test_non_string_keys_are_reported(path, expected, key):
     request = valid_request()
-    target = request
-    for step in path:
-        target = target[step]
-    target[key] = "value"
+    at(request, path)[key] = "value"
     message = assert_only_path(request, expected)
     assert "not a string" in message
 

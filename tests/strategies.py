@@ -1,0 +1,272 @@
+"""Requests for the property, fuzz and hostile-input tests: hypothesis strategies and one seed.
+
+``valid_requests()`` generates requests the builder accepts (with provenance gaps now and then,
+so some are blocked); ``json_values`` is any JSON value, with strings that mean something to
+the builder mixed in; ``seed_request()`` is one small valid request with a candidate for each
+decision (selected, conflict, expired, pointer), and ``near_valid_requests()`` breaks it in one
+to three places.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import strategies as st
+
+from harnessbook.context_packet import FRESHNESSES, KINDS, RELEVANCES
+
+# ---------------------------------------------------------------------------
+# Any JSON value
+# ---------------------------------------------------------------------------
+
+# Strings that mean something to the builder, so random values sometimes hit real branches.
+MEANINGFUL = st.sampled_from(
+    [
+        *KINDS,
+        *RELEVANCES,
+        *FRESHNESSES,
+        "id",
+        "kind",
+        "source",
+        "capturedAt",
+        "sizeUnits",
+        "content",
+        "reference",
+        "conflictsWith",
+        "taskAnchor",
+        "budgetUnits",
+        "candidates",
+        "goal",
+        "stopCondition",
+        "verificationTarget",
+        "2026-07-15",
+        "2026-07-15T09:30:00Z",
+        "2026-02-30",
+        "",
+        " ",
+        "a",
+        "b",
+    ]
+)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=10)
+    | MEANINGFUL
+)
+json_values = st.recursive(
+    scalars,
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text(max_size=6) | MEANINGFUL, children, max_size=5)
+    ),
+    max_leaves=25,
+)
+
+# ---------------------------------------------------------------------------
+# One valid request, and requests near it
+# ---------------------------------------------------------------------------
+
+
+def seed_request() -> Any:
+    """A fresh copy of one small valid request: d is selected, h conflicts with it, e is expired
+    and r, larger than the budget that is left, becomes a pointer."""
+    return {
+        "taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "v"},
+        "budgetUnits": 6,
+        "candidates": [
+            {
+                "id": "d",
+                "kind": "direct-evidence",
+                "source": "s",
+                "capturedAt": "2026-07-15",
+                "relevance": "current",
+                "freshness": "fresh",
+                "sizeUnits": 3,
+                "content": "c",
+            },
+            {
+                "id": "h",
+                "kind": "history-summary",
+                "source": "s",
+                "capturedAt": "2026-07-15T09:30:00Z",
+                "relevance": "background",
+                "freshness": "fresh",
+                "sizeUnits": 1,
+                "content": "c",
+                "reference": "r",
+                "conflictsWith": ["d"],
+            },
+            {
+                "id": "e",
+                "kind": "direct-evidence",
+                "source": "s",
+                "capturedAt": "2026-07-15",
+                "relevance": "current",
+                "freshness": "expired",
+                "sizeUnits": 2,
+                "content": "c",
+            },
+            {
+                "id": "r",
+                "kind": "reference",
+                "source": "s",
+                "capturedAt": "2026-07-15",
+                "relevance": "background",
+                "freshness": "fresh",
+                "sizeUnits": 9,
+                "content": "",
+                "reference": "ref://r",
+            },
+        ],
+    }
+
+
+def spots(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path inside ``value`` (dict keys and list indexes), the root included."""
+    found = [path]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += spots(child, path + (key,))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += spots(child, path + (index,))
+    return found
+
+
+@st.composite
+def near_valid_requests(draw) -> Any:
+    request = seed_request()
+    for _ in range(draw(st.integers(1, 3))):
+        places = spots(request)
+        path = draw(st.sampled_from(places))
+        action = draw(st.sampled_from(["replace", "replace", "delete", "insert", "duplicate"]))
+        if not path:
+            if action == "replace":
+                return draw(json_values)
+            continue
+        parent = request
+        for step in path[:-1]:
+            parent = parent[step]
+        key = path[-1]
+        if action == "replace":
+            parent[key] = draw(json_values | MEANINGFUL)
+        elif action == "delete":
+            del parent[key]
+        elif action == "insert":
+            if isinstance(parent, dict):
+                parent[draw(MEANINGFUL | st.text(max_size=4))] = draw(json_values)
+            else:
+                parent.insert(key, draw(json_values))
+        else:  # duplicate: the same value again (e.g. a repeated candidate or id)
+            if isinstance(parent, list):
+                parent.append(copy.deepcopy(parent[key]))
+            else:
+                parent[key] = copy.deepcopy(parent[key])
+    return request
+
+
+# ---------------------------------------------------------------------------
+# Valid requests
+# ---------------------------------------------------------------------------
+
+non_blank = st.text(min_size=1, max_size=8).filter(lambda s: s.strip() != "")
+
+
+def rfc3339_dates() -> st.SearchStrategy[str]:
+    return st.dates().map(lambda d: d.isoformat())
+
+
+@st.composite
+def rfc3339_date_times(draw) -> str:
+    moment = draw(st.datetimes())
+    fraction = draw(st.sampled_from(["", ".0", ".5", ".123456", ".000000001"]))
+    offset = draw(st.sampled_from(["Z", "z", "+00:00", "-00:00", "+08:00", "-05:30", "+23:59"]))
+    separator = draw(st.sampled_from(["T", "t"]))
+    hour, minute, second = moment.hour, moment.minute, f"{moment.second:02d}"
+    if draw(st.integers(0, 9)) == 0:
+        # A leap second is valid only at 23:59:60 UTC: local time is that plus the offset.
+        shift = (
+            0
+            if offset in "Zz"
+            else (-1 if offset[0] == "-" else 1) * (int(offset[1:3]) * 60 + int(offset[4:6]))
+        )
+        hour, minute = divmod((23 * 60 + 59 + shift) % 1440, 60)
+        second = "60"
+    return f"{moment.date().isoformat()}{separator}{hour:02d}:{minute:02d}:{second}{fraction}{offset}"
+
+
+timestamps = st.one_of(rfc3339_dates(), rfc3339_date_times())
+
+# Provenance is mostly present, so that most generated requests get past the gate.
+ABSENT = object()
+
+
+@st.composite
+def provenance(draw, present: st.SearchStrategy[str], gaps: bool) -> Any:
+    if gaps and draw(st.integers(0, 5)) == 0:
+        return draw(st.sampled_from([ABSENT, None, "", "  "]))
+    return draw(present)
+
+
+sizes = st.integers(0, 8) | st.integers(9, 60)
+
+
+@st.composite
+def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> Any:
+    count = draw(st.integers(0, max_candidates))
+    ids = draw(st.lists(non_blank, min_size=count, max_size=count, unique=True))
+    # About one request in four may lack provenance somewhere (and is then blocked).
+    gaps = gaps and draw(st.integers(0, 3)) == 0
+    candidates = []
+    for cid in ids:
+        kind = draw(st.sampled_from(KINDS + ("direct-evidence", "history-summary")))
+        candidate: dict[str, Any] = {
+            "id": cid,
+            "kind": kind,
+            "source": draw(
+                provenance(
+                    st.sampled_from(["injected:test-output", "injected:ci-log", "记忆"]) | non_blank, gaps
+                )
+            ),
+            "capturedAt": draw(provenance(timestamps, gaps)),
+            "relevance": draw(st.sampled_from(RELEVANCES)),
+            "freshness": draw(st.sampled_from(FRESHNESSES)),
+            "sizeUnits": draw(sizes),
+            "content": draw(st.text(max_size=12)),
+        }
+        reference = draw(st.sampled_from([ABSENT, ABSENT, "ref://" + cid, "", " "]))
+        if reference is not ABSENT:
+            candidate["reference"] = reference
+        candidates.append({key: value for key, value in candidate.items() if value is not ABSENT})
+    # Conflict declarations: history summaries name other candidates, mostly current evidence.
+    for candidate in candidates:
+        others = [c["id"] for c in candidates if c["id"] != candidate["id"]]
+        evidence = [
+            c["id"] for c in candidates if c["kind"] == "direct-evidence" and c["relevance"] == "current"
+        ]
+        if candidate["kind"] != "history-summary" or not others or draw(st.integers(0, 3)) == 0:
+            continue
+        pool = st.sampled_from(others) | st.sampled_from(evidence) if evidence else st.sampled_from(others)
+        targets = draw(st.lists(pool, max_size=3, unique=True))
+        if len(targets) == 1 and draw(st.booleans()):
+            candidate["conflictsWith"] = targets[0]
+        else:
+            candidate["conflictsWith"] = targets
+    # Shuffle the key order of some candidates: the result must not depend on it.
+    if candidates and draw(st.booleans()):
+        index = draw(st.integers(0, len(candidates) - 1))
+        candidates[index] = dict(reversed(list(candidates[index].items())))
+    anchor = {
+        "goal": draw(non_blank),
+        "stopCondition": draw(non_blank),
+        "verificationTarget": draw(non_blank),
+    }
+    return {"taskAnchor": anchor, "budgetUnits": draw(st.integers(1, 30)), "candidates": candidates}
+
+
+ungated_requests = valid_requests(gaps=False)
