@@ -124,7 +124,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Gather the lines tests asked for (``browser_report``), from this process or a worker."""
     if report.when == "teardown":  # by then the report carries every line the test recorded
         _REPORTED.extend(
-            (report.nodeid, value) for name, value in report.user_properties if name == REPORT_PROPERTY
+            (report.nodeid, str(value)) for name, value in report.user_properties if name == REPORT_PROPERTY
         )
 
 
