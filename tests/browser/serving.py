@@ -92,9 +92,21 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     _gzip_cache: ClassVar[dict[tuple[str, float], bytes]] = {}
     _gzip_lock = threading.Lock()
 
-    def __init__(self, *args, hits: list[str], **kwargs) -> None:
+    def __init__(self, *args, hits: list[str], cache_rules: list[tuple[str, str]], **kwargs) -> None:
         self._hits = hits
+        self._cache_rules = cache_rules
         super().__init__(*args, **kwargs)
+
+    def end_headers(self) -> None:
+        # The Cache-Control that the build wrote for static hosts (_headers), as they send it.
+        path = urlsplit(self.path).path
+        control = None
+        for pattern, value in self._cache_rules:
+            if path == pattern or (pattern.endswith("*") and path.startswith(pattern[:-1])):
+                control = value
+        if control is not None:
+            self.send_header("Cache-Control", control)
+        super().end_headers()
 
     def send_head(self):
         self._hits.append(self.path)
@@ -141,6 +153,20 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             super().handle()
 
 
+def cache_rules(headers_file: Path) -> list[tuple[str, str]]:
+    """``(path pattern, Cache-Control)`` pairs of a Netlify-style ``_headers`` file, in order."""
+    rules: list[tuple[str, str]] = []
+    pattern = None
+    if not headers_file.exists():
+        return rules
+    for line in headers_file.read_text(encoding="utf-8").splitlines():
+        if line.startswith("/"):
+            pattern = line.strip()
+        elif pattern and line.strip().lower().startswith("cache-control:"):
+            rules.append((pattern, line.split(":", 1)[1].strip()))
+    return rules
+
+
 @dataclass
 class SiteServer:
     """The built site on http://127.0.0.1:PORT/, served from ``root`` in a background thread."""
@@ -157,7 +183,9 @@ class SiteServer:
 
 def serve(root: Path) -> SiteServer:
     hits: list[str] = []
-    handler = functools.partial(SiteHandler, directory=str(root), hits=hits)
+    handler = functools.partial(
+        SiteHandler, directory=str(root), hits=hits, cache_rules=cache_rules(root / "_headers")
+    )
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)  # port 0: a free port
     httpd.daemon_threads = True
     threading.Thread(target=httpd.serve_forever, name="site-server", daemon=True).start()
@@ -212,7 +240,8 @@ events {{
     worker_connections 256;
 }}
 http {{
-    access_log off;
+    log_format paths '$status $request_uri';
+    access_log {prefix}/access.log paths;
     client_body_temp_path {prefix}/client_body;
     proxy_temp_path {prefix}/proxy;
     fastcgi_temp_path {prefix}/fastcgi;
@@ -263,6 +292,11 @@ class Nginx:
                     self.close()
                     raise RuntimeError("nginx did not start listening within 15 s") from None
                 time.sleep(0.1)
+
+    def served(self) -> list[str]:
+        """Every request nginx has answered so far, as ``"STATUS PATH"`` lines, oldest first."""
+        path = self.prefix / "access.log"
+        return path.read_text(encoding="utf-8", errors="replace").splitlines() if path.exists() else []
 
     def error_log(self) -> str:
         path = self.prefix / "error.log"

@@ -28,6 +28,7 @@ from tests.browser.test_playground import (
     assert_same_as_cpython,
     example_page,
     goto,
+    open_and_run,
     page_url,
     wait_done,
 )
@@ -195,6 +196,29 @@ def test_playground_runs_under_the_policy_of_headers_file(new_page, nginx, polic
     assert any(u.endswith(".wasm") for u in pyodide), "the runtime came from nginx"
     foreign = [u for u in log.requests if not u.startswith((nginx.url, "data:", "blob:"))]
     assert foreign == [] and log.console_errors == [] and log.failed == []
+
+
+def test_a_second_page_reuses_the_cached_runtime(browser, nginx, page_logger):
+    # One reader, two pages: the runtime that the first page loaded comes from the browser's
+    # cache on the second (the versioned folder is cached for good), not from the server.
+    zh = example_page()
+    pages = [zh, zh.with_name(zh.name[: -len(".md")] + ".en.md")]
+    context = browser.new_context()
+    try:
+        served = []
+        for markdown in pages:
+            before = len(nginx.served())
+            page = context.new_page()
+            log = page_logger(page)
+            goto(page, nginx.url + page_url(markdown))
+            assert open_and_run(page, 0)["kind"] == "result"
+            served.append([line for line in nginx.served()[before:] if "/pyodide-" in line])
+            assert log.console_errors == [] and log.failed == []
+            page.close()
+    finally:
+        context.close()
+    assert any(line.endswith(".wasm") for line in served[0]), served[0]
+    assert served[1] == [], f"fetched again on the second page: {served[1]}"
 
 
 # --------------------------------------------------------------------------- 404, caching, compression

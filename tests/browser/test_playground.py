@@ -292,15 +292,34 @@ def test_a_page_where_nobody_runs_requests_no_pyodide_file(new_page, site_url):
     page, log = new_page()
     goto(page, site_url + page_url(markdown), wait_until="networkidle")
     assert page.locator(OPEN).count() > 0
-    # A reader scrolls, tabs through the controls and hovers them, but never clicks Run.
+    # A reader scrolls and reads, pointing at text, but never at a Run control.
+    page.mouse.move(5, 300)
     page.mouse.wheel(0, 4000)
-    for _ in range(12):
-        page.keyboard.press("Tab")
-    page.locator(OPEN).first.hover()
+    page.locator(".md-typeset h1").first.hover()
     page.wait_for_timeout(1500)
     assert pyodide_requests(log.requests) == []
     assert not any(u.endswith("worker.mjs") for u in log.requests)
     assert page.evaluate("() => document.querySelectorAll('.hb-playground').length") == 0
+    assert log.problems() == []
+
+
+@pytest.mark.parametrize("intent", ["pointer", "focus"])
+def test_intent_to_run_starts_loading_the_runtime_before_the_click(new_page, site_url, intent):
+    page, log = new_page()
+    goto(page, site_url + page_url(example_page()), wait_until="networkidle")
+    control = page.locator(OPEN).first
+    if intent == "pointer":
+        control.hover()
+    else:
+        control.focus()
+    for _ in range(600):  # the worker's requests are the page's too (Playwright reports both)
+        if any(u.endswith(".wasm") for u in log.requests):
+            break
+        page.wait_for_timeout(100)
+    assert any(u.endswith(".wasm") for u in log.requests), "no runtime fetched within 60 s of the intent"
+    assert any(u.endswith("worker.mjs") for u in log.requests)
+    assert page.evaluate("() => document.querySelectorAll('.hb-playground').length") == 0  # no click yet
+    open_and_run(page, 0)
     assert log.problems() == []
 
 

@@ -321,7 +321,10 @@
             answer.state.fail(new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 })));
             throw new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 }));
           }
-          show(output, status, answer.outcome, answer.info);
+          return show(output, status, answer.outcome, answer.info).then(function () {
+            return answer;
+          });
+        }).then(function (answer) {
           clearTimeout(answer.timer);
           if (answer.outcome.restart) {
             // The worker ran out of stack or memory: start a fresh one for the next run.
@@ -361,6 +364,15 @@
       panel.go = go;
       panel.editor = editor;
     }
+
+    // A pointer over the control, or focus on it, is the reader's intent to run: the runtime
+    // starts loading then (in its worker), so the click finds it ready or nearly so. Nothing
+    // of Pyodide is fetched before such a sign. A failed start is reported by the click.
+    function prefetch() {
+      startRuntime().ready.catch(function () {});
+    }
+    toggle.addEventListener("pointerenter", prefetch, { once: true });
+    toggle.addEventListener("focus", prefetch, { once: true });
 
     toggle.addEventListener("click", function () {
       var first = panel === null;
@@ -429,6 +441,42 @@
     else status.removeAttribute("data-reason");
   }
 
+  function nextTask() {
+    return new Promise(function (resolve) {
+      setTimeout(resolve, 0);
+    });
+  }
+
+  // The result's JSON: the top-level state and phase lines highlighted, the rest as one text
+  // node, however long, so drawing costs the same for any result.
+  function drawJson(output, outcome) {
+    var figure = element("div", { class: "hb-playground__json highlight" });
+    figure.appendChild(element("span", { class: "filename" }, T.resultTitle));
+    var pre = element("pre", { tabindex: "0" });
+    var code = element("code", { "data-playground-result": "" });
+    // The top-level state and phase lines (at the top) are highlighted; everything after the
+    // first lines is one text node, however long, so drawing costs the same for any result.
+    var text = outcome.text;
+    var cut = 0;
+    for (var n = 0; n < HEAD_LINES && cut !== -1; n++) cut = text.indexOf("\n", cut + (n > 0 ? 1 : 0));
+    var head = cut === -1 ? text : text.slice(0, cut);
+    head.split("\n").forEach(function (line, index) {
+      if (index > 0) code.appendChild(document.createTextNode("\n"));
+      if (/^  "(state|phase)": /.test(line)) {
+        code.appendChild(element("mark", { class: "hb-playground__key" }, line));
+      } else {
+        code.appendChild(document.createTextNode(line));
+      }
+    });
+    if (cut !== -1) code.appendChild(document.createTextNode(text.slice(cut)));
+    pre.appendChild(code);
+    figure.appendChild(pre);
+    output.appendChild(figure);
+    if (outcome.moreLines > 0) {
+      output.appendChild(element("p", { class: "hb-playground__more", "data-playground-more": "" }, format(T.moreLines, { count: outcome.moreLines })));
+    }
+  }
+
   function show(output, status, outcome, info) {
     output.replaceChildren();
     output.hidden = false;
@@ -441,43 +489,25 @@
       summary.appendChild(element("span", { class: "hb-playground__badge hb-playground__badge--phase", "data-playground-phase": outcome.phase }, "phase: " + outcome.phase));
       output.appendChild(summary);
 
+      // Drawn in three tasks (the figure, the decision table, the JSON), so that a large result
+      // never holds the page for one long task.
       var drawn = figureNodes(outcome);
       if (drawn === null) {
         output.appendChild(element("p", { class: "hb-playground__error-title", "data-playground-figure-refused": "" }, T.error));
       } else {
-        drawn.forEach(function (node) {
-          output.appendChild(node);
-        });
-        if (outcome.moreRows > 0) {
-          output.appendChild(element("p", { class: "hb-playground__more", "data-playground-more-rows": "" }, format(T.moreRows, { count: outcome.moreRows })));
-        }
+        output.appendChild(drawn[0]);
       }
-
-      var figure = element("div", { class: "hb-playground__json highlight" });
-      figure.appendChild(element("span", { class: "filename" }, T.resultTitle));
-      var pre = element("pre", { tabindex: "0" });
-      var code = element("code", { "data-playground-result": "" });
-      // The top-level state and phase lines (at the top) are highlighted; everything after the
-      // first lines is one text node, however long, so drawing costs the same for any result.
-      var text = outcome.text;
-      var cut = 0;
-      for (var n = 0; n < HEAD_LINES && cut !== -1; n++) cut = text.indexOf("\n", cut + (n > 0 ? 1 : 0));
-      var head = cut === -1 ? text : text.slice(0, cut);
-      head.split("\n").forEach(function (line, index) {
-        if (index > 0) code.appendChild(document.createTextNode("\n"));
-        if (/^  "(state|phase)": /.test(line)) {
-          code.appendChild(element("mark", { class: "hb-playground__key" }, line));
-        } else {
-          code.appendChild(document.createTextNode(line));
+      return nextTask().then(function () {
+        if (drawn !== null) {
+          output.appendChild(drawn[1]);
+          if (outcome.moreRows > 0) {
+            output.appendChild(element("p", { class: "hb-playground__more", "data-playground-more-rows": "" }, format(T.moreRows, { count: outcome.moreRows })));
+          }
         }
+        return nextTask();
+      }).then(function () {
+        drawJson(output, outcome);
       });
-      if (cut !== -1) code.appendChild(document.createTextNode(text.slice(cut)));
-      pre.appendChild(code);
-      figure.appendChild(pre);
-      output.appendChild(figure);
-      if (outcome.moreLines > 0) {
-        output.appendChild(element("p", { class: "hb-playground__more", "data-playground-more": "" }, format(T.moreLines, { count: outcome.moreLines })));
-      }
     } else if (outcome.kind === "invalid-request") {
       // The builder keeps at most 100 problems and one "… and K more problems" line; the
       // count is the total. Drawing stops at MAX_PROBLEM_ITEMS whatever arrives.
@@ -504,6 +534,7 @@
       errorPre.appendChild(element("code", {}, outcome.message));
       output.appendChild(errorPre);
     }
+    return Promise.resolve();
   }
 
   function setUp() {

@@ -143,6 +143,14 @@ let run = null;
 
 async function init(indexURL, packageURL) {
   self.postMessage({ type: "progress", stage: "runtime" });
+  // The package is fetched while the runtime loads; a failed fetch is reported after it.
+  const packageBytes = fetch(packageURL).then((response) => {
+    if (!response.ok) {
+      throw new Error(`${packageURL}: HTTP ${response.status}`);
+    }
+    return response.arrayBuffer();
+  });
+  packageBytes.catch(() => {});
   let loadPyodide;
   try {
     ({ loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href));
@@ -161,12 +169,8 @@ async function init(indexURL, packageURL) {
     stderr: () => {},
   });
   self.postMessage({ type: "progress", stage: "package" });
-  const response = await fetch(packageURL);
-  if (!response.ok) {
-    throw new Error(`${packageURL}: HTTP ${response.status}`);
-  }
   const target = "/home/pyodide/harnessbook-src";
-  pyodide.unpackArchive(await response.arrayBuffer(), "zip", { extractDir: target });
+  pyodide.unpackArchive(await packageBytes, "zip", { extractDir: target });
   pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(target)})`);
   run = pyodide.runPython(RUNNER);
   const python = pyodide.runPython("import sys; '.'.join(map(str, sys.version_info[:3]))");
