@@ -94,7 +94,7 @@ class Packet(TypedDict):
     """Items included in full, in processing order."""
 
     pointers: list[PointerItem]
-    """Items over budget that carry a reference, in processing order."""
+    """Items over budget that carry a non-blank reference, in processing order."""
 
     usedBudgetUnits: int
     """Sum of the selected items' ``sizeUnits``; never more than ``budgetUnits``."""

@@ -67,7 +67,7 @@ _FLOW: dict[str, dict[str, Any]] = {
             "expiry": ("expired", ["excluded", "+ refresh if it is current", "direct evidence"]),
             "conflict": ("contradicts evidence", ["excluded + refresh"]),
             "budget_fit": ("fits what is left", ["selected"]),
-            "pointer": ("has a reference", ["pointer"]),
+            "pointer": ("non-blank reference", ["pointer"]),
             "over_budget": ("none of the above", ["excluded"]),
         },
         "next": "next candidate",
