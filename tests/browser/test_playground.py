@@ -743,8 +743,8 @@ def test_a_huge_result_is_drawn_capped_without_a_long_task(new_page, site_url):
     shown, long_tasks = run_large(page, 0, text)
     assert shown["kind"] == "result", shown["status"]
     full = cpython(text)["text"].split("\n")
-    assert shown["text"] == "\n".join(full[:2000])
-    assert f"{len(full) - 2000}" in shown["more"]
+    assert shown["text"] == "\n".join(full[:1000])
+    assert f"{len(full) - 1000}" in shown["more"]
     assert shown["highlighted"] == ['  "state": "ready",', '  "phase": "assembled",']
     assert max(long_tasks, default=0) < 200, f"main-thread tasks of {sorted(long_tasks)[-3:]} ms"
     assert log.problems() == []

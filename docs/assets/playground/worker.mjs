@@ -20,8 +20,8 @@ from harnessbook import InvalidRequestError, build_context_packet
 from harnessbook.figure import render_svg, render_table
 from harnessbook.cli import _Unreadable, _parse_text
 
-RESULT_LINES = 2000
-TABLE_ROWS = 200
+RESULT_LINES = 1000
+TABLE_ROWS = 100
 
 
 def _harnessbook_playground_run(text, lang):
