@@ -1,6 +1,7 @@
 """Benchmarks: the builder's cost and scaling, and the book's build time and page weight.
 
-Run with ``uv run python benchmarks/run.py`` (``--quick`` skips the book and the browser).
+Run with ``uv run python benchmarks/run.py`` (``--quick`` skips the book and the browser;
+``--suite`` also times the browser tests and reports their Lighthouse scores).
 Every figure is taken in one run and reported as a ratio where it matters: these machines
 are shared and noisy, so absolute times only describe this run. The table is printed and
 written, with the machine and the command, to ``benchmarks/RESULTS.md``.
@@ -388,6 +389,27 @@ def book_figures(site_dir: Path) -> dict[str, Any]:
     }
 
 
+def browser_suite_figures() -> dict[str, Any]:
+    """``pytest -m browser`` timed, with the Lighthouse lines of its closing summary."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONWARNINGS="ignore::DeprecationWarning")
+    start = time.perf_counter()
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "browser"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - start
+    lines = completed.stdout.splitlines()
+    return {
+        "seconds": seconds,
+        "summary": lines[-1] if lines else "",
+        "exit_code": completed.returncode,
+        "lighthouse": [line.split("  report:")[0] for line in lines if line.startswith("lighthouse ")],
+    }
+
+
 def page_weight_figures(site_dir: Path) -> dict[str, Any]:
     # The browser tests' own server and Chromium settings (tests/browser/serving.py).
     sys.path.insert(0, str(ROOT))
@@ -643,6 +665,18 @@ def report(figures: dict[str, Any], command: str) -> str:
                     f"| {name} | {row['requests']} | {kb:.0f} KB | ≤ {TARGETS['page_kb']:.0f} KB: "
                     f"{verdict(kb, TARGETS['page_kb'])} | {largest} |"
                 )
+    suite = figures.get("browser_suite")
+    if suite:
+        lines += [
+            "",
+            "## The browser tests and Lighthouse",
+            "",
+            f"`pytest -m browser` ({suite['summary']}, exit code {suite['exit_code']}): "
+            f"{suite['seconds']:.0f} s. Lighthouse 12 (mobile, simulated throttling) in that run, "
+            "while the other test worker drove Chromium too:",
+            "",
+            *(f"- {line}" for line in suite["lighthouse"]),
+        ]
     play = figures.get("playground")
     if play:
         lines += ["", "## The in-browser playground", ""]
@@ -684,6 +718,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="measure only the hostile-input section and replace just that section of RESULTS.md",
     )
+    parser.add_argument(
+        "--suite",
+        action="store_true",
+        help="also time the browser tests (pytest -m browser) and report Lighthouse",
+    )
     args = parser.parse_args(argv)
     if args.hostile_only:
         section = "\n".join(hostile_report(hostile_figures())) + "\n"
@@ -699,7 +738,11 @@ def main(argv: list[str] | None = None) -> int:
             text = text[:at] + section.rstrip("\n") + "\n" + text[at:] if at != -1 else text + section
             results.write_text(text, encoding="utf-8")
         return 0
-    command = "uv run python benchmarks/run.py" + (" --quick" if args.quick else "")
+    command = (
+        "uv run python benchmarks/run.py"
+        + (" --quick" if args.quick else "")
+        + (" --suite" if args.suite else "")
+    )
 
     figures: dict[str, Any] = {
         "builder": builder_figures(),
@@ -712,6 +755,8 @@ def main(argv: list[str] | None = None) -> int:
             figures["book"] = book_figures(site_dir)
             figures["page_weight"] = page_weight_figures(site_dir)
             figures["playground"] = playground_figures(site_dir)
+            if args.suite:
+                figures["browser_suite"] = browser_suite_figures()
     text = report(figures, command)
     print(text)
     if not args.no_write:

@@ -17,7 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +36,7 @@ SITE_INPUTS = (
     "pyproject.toml",
     "uv.lock",
 )
-KEEP = 3  # cached builds kept; older ones are removed
+KEEP = 4  # cached builds kept (the local and the published build, twice); older ones are removed
 REPORT_PROPERTY = "browser_report"
 """A test's ``user_properties`` entry that the run's closing summary lists (tests/browser)."""
 
@@ -69,13 +69,14 @@ def site_fingerprint() -> str:
     return digest.hexdigest()[:20]
 
 
-def build_site(out: Path) -> tuple[int, str]:
+def build_site(out: Path, env: Mapping[str, str] | None = None) -> tuple[int, str]:
     """``mkdocs build --strict`` into ``out``: the exit code and everything it printed."""
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONWARNINGS="ignore::DeprecationWarning")
     completed = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
         cwd=ROOT,
-        env=env,
+        env=dict(
+            os.environ, NO_MKDOCS_2_WARNING="1", PYTHONWARNINGS="ignore::DeprecationWarning", **(env or {})
+        ),
         capture_output=True,
         text=True,
         timeout=600,
@@ -92,29 +93,34 @@ def _prune(keep: str) -> None:
         (CACHE / f"{old.name}.log").unlink(missing_ok=True)
 
 
-@pytest.fixture(scope="session")
-def built_site() -> BuiltSite:
-    """The whole book (every edition), built strictly once and reused while its sources are unchanged.
+def cached_build(env: Mapping[str, str] | None = None) -> BuiltSite:
+    """The book built strictly with ``env`` added to the environment, reused while unchanged.
 
-    A failed build fails every test that needs the site, with the build's own output; a failed
-    build is never cached.
+    A failed build fails the calling test with the build's own output and is never cached.
     """
     CACHE.mkdir(parents=True, exist_ok=True)
-    fingerprint = site_fingerprint()
-    site, log_file = CACHE / fingerprint, CACHE / f"{fingerprint}.log"
+    key = site_fingerprint() + "".join(f"\0{k}={v}" for k, v in sorted((env or {}).items()))
+    name = hashlib.sha256(key.encode()).hexdigest()[:20]
+    site, log_file = CACHE / name, CACHE / f"{name}.log"
     with open(CACHE / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one worker builds; the others wait, then reuse it
         if os.environ.get("HARNESSBOOK_FRESH_SITE") or not log_file.exists():
             shutil.rmtree(site, ignore_errors=True)
             log_file.unlink(missing_ok=True)
-            code, log = build_site(site)
+            code, log = build_site(site, env)
             if code != 0:
                 shutil.rmtree(site, ignore_errors=True)
                 pytest.fail(f"mkdocs build --strict failed (exit {code}):\n{log[-6000:]}")
             log_file.write_text(log, encoding="utf-8")  # written last: the build is complete
-            _prune(fingerprint)
+            _prune(name)
         os.utime(site)
         return BuiltSite(site, log_file.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def built_site() -> BuiltSite:
+    """The whole book (every edition), built strictly once and reused while its sources are unchanged."""
+    return cached_build()
 
 
 _REPORTED: list[tuple[str, str]] = []

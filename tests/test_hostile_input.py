@@ -651,6 +651,13 @@ def test_a_full_disk() -> None:
     assert done.stderr == b"harnessbook: cannot write standard output: No space left on device\n"
 
 
+@pytest.mark.parametrize("option", ["--help", "--version"])
+def test_help_on_a_full_disk(option: str) -> None:
+    done = shell(f'"$HB" {option} >/dev/full')
+    assert done.returncode == 74
+    assert done.stderr == b"harnessbook: cannot write standard output: No space left on device\n"
+
+
 def wait_until_reading_standard_input(pid: int, timeout: float = 60.0) -> None:
     """Return once process ``pid`` is blocked reading a pipe (Linux: /proc); elsewhere wait 3 s."""
     wchan = Path(f"/proc/{pid}/wchan")

@@ -33,6 +33,8 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
 
+from tests.conftest import cached_build
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -104,27 +106,9 @@ def address(site: Path, page: Path, base: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def published_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def published_site() -> Path:
     """The book built as the deploy workflow builds it: SITE_URL and REPO_URL set."""
-    out = tmp_path_factory.mktemp("published")
-    env = dict(
-        os.environ,
-        NO_MKDOCS_2_WARNING="1",
-        PYTHONWARNINGS="ignore::DeprecationWarning",
-        SITE_URL=PUBLISHED,
-        REPO_URL=REPO,
-    )
-    completed = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if completed.returncode != 0:
-        pytest.fail(f"mkdocs build with SITE_URL failed:\n{(completed.stdout + completed.stderr)[-6000:]}")
-    return out
+    return cached_build({"SITE_URL": PUBLISHED, "REPO_URL": REPO}).path
 
 
 def test_site_url_is_read_from_the_environment_with_a_local_default():

@@ -27,7 +27,10 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 from harnessbook import __version__
 from harnessbook.context_packet import InvalidRequestError, build_context_packet, demo_request
@@ -255,6 +258,11 @@ class _Parser(argparse.ArgumentParser):
         # argparse exits 2 on a usage error; 2 means an invalid request here.
         super().exit(EXIT_CODES["usage"] if status == 2 else status, message)
 
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # argparse drops a failed write of --help, --version or a usage message silently.
+        if message:
+            (file or sys.stderr).write(message)
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -326,6 +334,15 @@ def main(
         return EXIT_CODES["interrupted"]
 
 
+def _failed_output(error: OSError, code: int, stderr: TextIO | None) -> int:
+    """Standard output could not be written: ``code`` if the reader left early, else 74."""
+    _quiet_stdout()
+    if error.errno == errno.EPIPE:
+        return code  # the reader stopped early (`| head`): not a failure
+    _say(stderr, f"harnessbook: cannot write standard output: {_reason(error)}")
+    return EXIT_CODES["output_failed"]
+
+
 def _main(
     argv: Sequence[str] | None,
     stdin: TextIO | None,
@@ -336,7 +353,15 @@ def _main(
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # argparse reports usage errors (64) and --help (0) itself
-        return exit_.code if isinstance(exit_.code, int) else EXIT_CODES["usage"]
+        code = exit_.code if isinstance(exit_.code, int) else EXIT_CODES["usage"]
+        if code == 0 and own_stdout and stdout is not None:
+            try:  # --help and --version: what they wrote must reach the reader
+                stdout.flush()
+            except OSError as error:
+                return _failed_output(error, code, stderr)
+        return code
+    except OSError as error:  # --help or --version could not be written (a full disk)
+        return _failed_output(error, 0, stderr) if own_stdout else EXIT_CODES["output_failed"]
     if stdout is None:
         _say(stderr, "harnessbook: cannot write standard output: it is closed")
         return EXIT_CODES["output_failed"]
