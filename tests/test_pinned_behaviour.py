@@ -629,3 +629,197 @@ def test_repeated_ids_are_found_after_a_candidate_that_is_not_an_object_or_has_n
         "$.candidates[2].id: must not be blank",
         '$.candidates[3].id: repeats id "a" of $.candidates[0]',
     ]
+
+
+# ---------------------------------------------------------------------------
+# How a value is shown: JSON, cut, bounded (the second mutation run, after the package split)
+# ---------------------------------------------------------------------------
+
+
+def shown_budget(value: object) -> str:
+    prefix = "$.budgetUnits: must be an integer greater than 0, got "
+    problem = budget_problem(value)
+    assert problem.startswith(prefix)
+    return problem[len(prefix) :]
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        pytest.param(["a", None, True, 1.5, {"k": [None]}, {}], '["a", null, true, 1.5, {"k": [null]}, {}] (array)', id="mixed"),
+        pytest.param([None] * 30, "[null, null, null, null, null, null, null, null, null, nu... (array)", id="long-list"),
+        pytest.param(
+            {"a b": None, "c": [True, "x" * 70]},
+            '{"a b": null, "c": [true, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (object)',
+            id="dict",
+        ),
+        pytest.param({str(i): None for i in range(30)}, '{"0": null, "1": null, "2": null, "3": null, "4": null, "... (object)', id="long-dict"),
+        pytest.param({None: 1, 5: True}, "{None: 1, 5: true} (object)", id="keys-not-strings"),
+        pytest.param({"a": 2**230}, '{"a": <integer too large to show>} (object)', id="dict-int"),
+        pytest.param([2**237], "[<integer too large to show>] (array)", id="list-int"),
+        pytest.param(
+            -(2**239),
+            "-88342353238919216479164875037145925791374194843780947906... (integer)",
+            id="240-bits-shown",
+        ),
+        pytest.param(-(2**240), "<integer too large to show> (integer)", id="241-bits-described"),
+        pytest.param("\uffff\U000f0000", '"\\uffff\\U000f0000" (string)', id="unprintable"),
+    ],
+)
+def test_a_container_is_shown_as_json_not_as_python(value, shown):
+    """Mutants: any change to the JSON rendering of lists and dicts (``None`` parts, the joiner,
+    the budget of an item, the depth passed down, ``_repr`` for a string key), which either
+    shows Python's ``repr`` instead (``None``, ``True``, quotes) or changes the text; the
+    bit-length limit of integers (``>`` to ``>=``, 4 to 5 bits a character); the ``\\u`` and
+    ``\\U`` escapes of unprintable characters."""
+    assert shown_budget(value) == shown
+
+
+def test_the_depth_limit_counts_lists_and_dicts_alike():
+    """Mutants: the depth passed to a dict's item changed by one either way."""
+    value: object = {"": [[1]]}
+    for _ in range(19):
+        value = [value]
+    assert shown_budget(value) == "[[[[[[[[[[[[[[[[[[[" + '{"": [...]}' + "]" * 19 + " (array)"
+
+
+class Counted:
+    """A caller's object that counts how often its ``__repr__`` runs."""
+
+    calls = 0
+
+    def __repr__(self) -> str:
+        Counted.calls += 1
+        return "c"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+@pytest.mark.parametrize(
+    ("make", "calls"),
+    [
+        pytest.param(lambda: [Counted()] * 10_000, 20, id="list"),
+        pytest.param(lambda: {str(i): Counted() for i in range(10_000)}, 8, id="dict-values"),
+        pytest.param(lambda: {Counted(): 1 for _ in range(10_000)}, 10, id="dict-keys"),
+    ],
+)
+def test_a_long_container_runs_the_callers_repr_only_for_what_is_shown(make, calls):
+    """Mutants: the running width ``used`` of a list or dict (start, ``+=``, ``+ 2``, ``>``):
+    a container of 10,000 items shows its first few and stops; the caller's ``__repr__`` runs
+    once for each item shown, not 10,000 times."""
+    value = make()
+    Counted.calls = 0
+    shown_budget(value)
+    assert Counted.calls == calls
+
+
+def test_a_value_that_changes_while_shown_falls_back_to_repr():
+    """Mutants: the fallback of ``_shown`` (``repr`` of the value) changed: a caller's
+    ``__repr__`` that adds keys to the dict being shown breaks the JSON rendering."""
+    value: dict[object, object] = {}
+
+    class Grows:
+        def __repr__(self) -> str:
+            value[len(value)] = 1
+            return "m"
+
+    value["a"] = Grows()
+    assert shown_budget(value) == "{'a': m, 1: 1, 2: 1} (object)"
+
+
+class BadRepr:
+    def __init__(self, error: type[Exception]) -> None:
+        self.error = error
+
+    def __repr__(self) -> str:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "shown"),
+    [
+        (ValueError, "<Python BadRepr too large to show> (Python BadRepr)"),
+        (RuntimeError, "<Python BadRepr that cannot be shown> (Python BadRepr)"),
+    ],
+)
+def test_a_value_whose_repr_raises_is_named_by_its_type(error, shown):
+    """Mutants: the type named in ``<... too large to show>`` and ``<... that cannot be shown>``."""
+    assert shown_budget(BadRepr(error)) == shown
+
+
+def test_a_key_of_exactly_the_key_width_is_shown_whole():
+    """Mutant: ``len(key) > 40`` turned into ``>=``."""
+    key = "k" * 40
+    request = request_with(candidate("failure-output", **{key: 1}))
+    [problem] = problems_of(request)
+    assert problem.startswith(f"$.candidates[0].{key}: unknown key")
+
+
+def test_a_leap_second_outside_23_59_60_utc_says_so():
+    """Mutants: the group that holds the seconds, or the wording, changed."""
+    request = request_with(candidate("failure-output", capturedAt="2026-07-15T12:00:60Z"))
+    assert problems_of(request) == [
+        "$.candidates[0].capturedAt: has a leap second that is not 23:59:60 in UTC "
+        '(RFC 3339 allows no other), got "2026-07-15T12:00:60Z" (string)'
+    ]
+
+
+def test_a_size_over_2_53_shows_the_value():
+    """Mutant: the value passed to ``_got`` replaced by ``None``."""
+    request = request_with(candidate("failure-output", sizeUnits=2**53))
+    assert problems_of(request) == [
+        "$.candidates[0].sizeUnits: must be at most 9007199254740991 (2^53 - 1, the largest integer "
+        "every JSON reader holds exactly), got 9007199254740992 (integer)"
+    ]
+
+
+# ---------------------------------------------------------------------------
+# conflictsWith is copied into selected items and pointers, in the contract's key order
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("conflicts", ["old", ["old", "note"]], ids=["string", "list"])
+def test_selected_items_and_pointers_keep_conflicts_with(conflicts):
+    """Mutants: any key or value of a pointer that declares conflicts; a string
+    ``conflictsWith`` copied as a list of its characters."""
+    request = request_with(
+        candidate("old", relevance="background"),
+        candidate("note", kind="reference", relevance="background", sizeUnits=9),
+        candidate(
+            "s",
+            kind="history-summary",
+            relevance="background",
+            sizeUnits=50,
+            reference="artifact://s",
+            conflictsWith=conflicts,
+        ),
+        candidate("t", kind="history-summary", relevance="background", conflictsWith=conflicts),
+        budgetUnits=3,
+    )
+    packet = build_context_packet(request)["packet"]
+    common = {
+        "kind": "history-summary",
+        "source": "injected:test-output",
+        "capturedAt": "2026-07-15",
+        "relevance": "background",
+        "freshness": "fresh",
+    }
+    [pointer] = packet["pointers"]
+    assert list(pointer.items()) == list(
+        {
+            "id": "s",
+            **common,
+            "sizeUnits": 50,
+            "reference": "artifact://s",
+            "conflictsWith": conflicts,
+            "loadCondition": {"requiresUnits": 50, "availableUnits": 2},
+        }.items()
+    )
+    selected = packet["selected"][-1]
+    assert list(selected.items()) == list(
+        {"id": "t", **common, "sizeUnits": 1, "content": "x", "conflictsWith": conflicts}.items()
+    )
+    if isinstance(conflicts, list):
+        assert pointer["conflictsWith"] is not request["candidates"][2]["conflictsWith"]
+        assert selected["conflictsWith"] is not request["candidates"][3]["conflictsWith"]
