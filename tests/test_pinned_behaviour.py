@@ -823,3 +823,229 @@ def test_selected_items_and_pointers_keep_conflicts_with(conflicts):
     if isinstance(conflicts, list):
         assert pointer["conflictsWith"] is not request["candidates"][2]["conflictsWith"]
         assert selected["conflictsWith"] is not request["candidates"][3]["conflictsWith"]
+
+
+# ---------------------------------------------------------------------------
+# The command line in process: every stream it may meet, and every line it may print
+# ---------------------------------------------------------------------------
+
+
+class Recorder(io.StringIO):
+    """A standard output that remembers how the text was split into writes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[int] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(len(text))
+        return super().write(text)
+
+
+def test_a_large_result_is_written_in_chunks_and_whole():
+    """Mutants: the chunked writes of ``_dump`` (the running size, the joiner, ``None`` written):
+    a result of about 400 KB is written in pieces of about 64 KiB, escaped and complete."""
+    request = demo_request()
+    request["budgetUnits"] = 10_000
+    request["candidates"] = [
+        candidate(f"c{i}", content="a\ud800" + "x" * 1_000, sizeUnits=1) for i in range(400)
+    ]
+    out, err = Recorder(), io.StringIO()
+    assert main(["build", "-"], stdin=io.StringIO(json.dumps(request)), stdout=out, stderr=err) == 0
+    expected = json.dumps(build_context_packet(request), ensure_ascii=False, indent=2) + "\n"
+    assert out.getvalue() == expected.replace("\ud800", "\\ud800")
+    assert len(out.writes) > 5 and max(out.writes) < 2 * 65_536
+
+
+class FlushFails(io.StringIO):
+    def flush(self) -> None:
+        raise OSError(28, "No space left on device")
+
+
+class WriteFails(io.StringIO):
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+    def write(self, text: str) -> int:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("stdout", "reason"),
+    [
+        pytest.param(FlushFails(), "No space left on device", id="flush"),
+        pytest.param(WriteFails(ValueError("I/O operation on closed file.")), "I/O operation on closed file.", id="value-error"),
+        pytest.param(WriteFails(OSError()), "OSError", id="no-words"),
+    ],
+)
+def test_an_output_failure_is_one_line_with_its_reason(stdout, reason):
+    """Mutants: the error passed on from ``flush``; ``_reason``'s ``and``/``or`` and the
+    fallback to the type's name."""
+    err = io.StringIO()
+    assert main(["demo"], stdout=stdout, stderr=err) == 74
+    assert err.getvalue() == f"harnessbook: cannot write standard output: {reason}\n"
+
+
+def test_a_closed_standard_output_exits_74(monkeypatch):
+    """Mutants: the line and the code when ``sys.stdout`` is ``None`` (``>&-``)."""
+    monkeypatch.setattr("sys.stdout", None)
+    err = io.StringIO()
+    assert main(["demo"], stderr=err) == 74
+    assert err.getvalue() == "harnessbook: cannot write standard output: it is closed\n"
+
+
+def test_a_closed_standard_input_is_reported(monkeypatch):
+    """Mutants: the line when ``sys.stdin`` is ``None`` (``<&-``)."""
+    monkeypatch.setattr("sys.stdin", None)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["build", "-"], stdout=out, stderr=err) == 1
+    assert (out.getvalue(), err.getvalue()) == ("", "harnessbook: cannot read standard input: it is closed\n")
+
+
+def test_without_stream_arguments_the_process_streams_are_used(monkeypatch):
+    """Mutants: ``sys.stdin`` or ``sys.stderr`` not used when no stream is given."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("{}"))
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    assert main(["build", "-"], stdout=io.StringIO()) == 2
+    assert err.getvalue().startswith("$.taskAnchor: required key is missing\n")
+
+
+class Interrupted(io.StringIO):
+    def read(self, size: int | None = -1) -> str:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_exits_130_without_a_word():
+    """Mutant: the key of the ``interrupted`` exit code changed."""
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["build", "-"], stdin=Interrupted(), stdout=out, stderr=err) == 130
+    assert (out.getvalue(), err.getvalue()) == ("", "")
+
+
+class Endless(io.RawIOBase):
+    """An input that never ends (like /dev/zero) and refuses a read without a size."""
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        assert size is not None and size >= 0, "read without a limit"
+        return b" " * size
+
+
+class EndlessText(io.StringIO):
+    def read(self, size: int | None = -1) -> str:
+        assert size is not None and size >= 0, "read without a limit"
+        return " " * size
+
+
+@pytest.mark.parametrize("stdin", [Endless(), EndlessText()], ids=["bytes", "text"])
+def test_an_endless_input_is_read_only_to_the_limit(stdin):
+    """Mutants: ``read(max_bytes + 1)`` turned into ``read(None)``, ``max_bytes - 1`` or ``+ 2``."""
+    if isinstance(stdin, io.RawIOBase):
+        holder = io.StringIO()
+        holder.buffer = stdin  # type: ignore[attr-defined]
+        stdin = holder
+    err = io.StringIO()
+    assert main(["build", "-", "--max-bytes", "100"], stdin=stdin, stdout=io.StringIO(), stderr=err) == 1
+    assert err.getvalue() == (
+        "harnessbook: standard input is larger than 100 bytes, the limit (raise it with --max-bytes)\n"
+    )
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["bytes", "text"])
+def test_input_of_exactly_the_limit_is_read_whole(buffered):
+    """Mutants: the read one byte short of the limit (``max_bytes - 1``)."""
+    data = b'{"x": 1}'
+    stdin: io.StringIO | io.TextIOWrapper = (
+        io.TextIOWrapper(io.BytesIO(data), encoding="utf-8") if buffered else io.StringIO(data.decode())
+    )
+    err = io.StringIO()
+    code = main(["build", "-", "--max-bytes", str(len(data))], stdin=stdin, stdout=io.StringIO(), stderr=err)
+    assert (code, err.getvalue().splitlines()[0]) == (2, "$.x: unknown key (allowed: taskAnchor, budgetUnits, candidates)")
+
+
+def test_a_lone_surrogate_from_a_text_stream_is_not_utf8():
+    """Mutants: the ``surrogatepass`` of a text stream without ``.buffer`` dropped or renamed."""
+    err = io.StringIO()
+    assert main(["build", "-"], stdin=io.StringIO('"\ud800"'), stdout=io.StringIO(), stderr=err) == 1
+    assert err.getvalue() == (
+        "harnessbook: standard input is not UTF-8: invalid continuation byte at byte 1\n"
+    )
+
+
+class BrokenInput(io.StringIO):
+    def read(self, size: int | None = -1) -> str:
+        raise OSError(5, "Input/output error")
+
+
+def test_an_input_that_cannot_be_read_says_why():
+    """Mutants: the reason or the ``cannot read`` of a failing standard input."""
+    err = io.StringIO()
+    assert main(["build", "-"], stdin=BrokenInput(), stdout=io.StringIO(), stderr=err) == 1
+    assert err.getvalue() == "harnessbook: cannot read standard input: Input/output error\n"
+
+
+def test_a_deeply_nested_input_is_refused_with_its_reason():
+    """Mutants: the words for a JSON text nested too deeply to read."""
+    err = io.StringIO()
+    text = "[" * 100_000 + "]" * 100_000
+    assert main(["build", "-"], stdin=io.StringIO(text), stdout=io.StringIO(), stderr=err) == 1
+    assert err.getvalue() == "harnessbook: standard input is nested too deeply to read\n"
+
+
+def test_a_repeated_key_that_is_not_the_first_key_is_named():
+    """Mutant: ``key in seen`` turned into ``not in`` (the first key named instead)."""
+    err = io.StringIO()
+    text = '{"a": 1, "b": 1, "b": 2}'
+    assert main(["build", "-"], stdin=io.StringIO(text), stdout=io.StringIO(), stderr=err) == 1
+    assert err.getvalue().startswith("harnessbook: standard input repeats the key $.b:")
+
+
+def test_a_json_syntax_error_keeps_its_position_for_the_playground():
+    """Mutants: the ``position`` the playground shows dropped (``_parse_text`` is its reader)."""
+    from harnessbook.cli import _parse_text, _Unreadable
+
+    with pytest.raises(_Unreadable) as caught:
+        _parse_text('{\n  "a": }')
+    assert caught.value.position == ("Expecting value", 2, 8)
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [("abc", "not a whole number of bytes: 'abc'"), ("0", "must be at least 1, got 0")],
+)
+def test_a_wrong_max_bytes_is_a_usage_error_that_says_why(wide_terminal, capsys, value, error):
+    """Mutants: the words of ``--max-bytes``'s two errors."""
+    assert main(["build", "-", "--max-bytes", value]) == 64
+    assert capsys.readouterr().err.splitlines()[-1] == f"harnessbook build: error: argument --max-bytes: {error}"
+
+
+def test_a_max_bytes_of_1_is_allowed():
+    """Mutants: ``value < 1`` turned into ``<= 1`` or ``< 2``."""
+    err = io.StringIO()
+    assert main(["build", "-", "--max-bytes", "1"], stdin=io.StringIO("1"), stdout=io.StringIO(), stderr=err) == 2
+
+
+def test_version(capsys):
+    """Mutants: the ``--version`` text dropped."""
+    from harnessbook import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"harnessbook {__version__}\n"
+
+
+@pytest.mark.parametrize(("argv", "lang"), [([], "zh"), (["--lang", "en"], "en")])
+def test_build_draws_the_svg_figure_in_process(tmp_path, argv, lang):
+    """Mutants: the ``svg`` branch (``build``, ``svg``, the result or the language passed on),
+    and the default language ``zh``."""
+    from harnessbook.figure import render_svg
+
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(demo_request()), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["build", str(path), "--format", "svg", *argv], stdout=out, stderr=err) == 0
+    assert out.getvalue() == render_svg(build_context_packet(demo_request()), lang)
+    assert err.getvalue() == ""

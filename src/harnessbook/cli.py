@@ -27,7 +27,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn, TextIO, cast
 
 from harnessbook import __version__
 from harnessbook.context_packet import InvalidRequestError, build_context_packet, demo_request
@@ -70,7 +70,7 @@ class _OutputFailed(Exception):
     """Standard output could not be written; ``error`` is why."""
 
     def __init__(self, error: OSError | ValueError) -> None:
-        super().__init__(str(error))
+        super().__init__()
         self.error = error
 
 
@@ -139,7 +139,7 @@ class _Duplicates:
 def _path_of(root: Any, target: object) -> str:
     """The JSON path of the object ``target`` inside ``root`` (iterative: any depth)."""
     stack: list[tuple[Any, str]] = [(root, "$")]
-    while stack:
+    while True:  # the object came from this very document, so it is found
         value, path = stack.pop()
         if value is target:
             return path
@@ -147,7 +147,6 @@ def _path_of(root: Any, target: object) -> str:
             stack.extend((item, _child(path, key)) for key, item in reversed(value.items()))
         elif type(value) is list:
             stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(value))))
-    return "$"  # pragma: no cover - the object came from this very document
 
 
 def _parse(data: bytes) -> Any:
@@ -336,7 +335,7 @@ def _main(
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # argparse reports usage errors (64) and --help (0) itself
-        return exit_.code if isinstance(exit_.code, int) else EXIT_CODES["usage"]
+        return cast(int, exit_.code)  # _Parser.exit always exits with a number
     if stdout is None:
         _say(stderr, "harnessbook: cannot write standard output: it is closed")
         return EXIT_CODES["output_failed"]
