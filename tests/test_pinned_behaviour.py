@@ -13,7 +13,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -646,14 +646,26 @@ def shown_budget(value: object) -> str:
 @pytest.mark.parametrize(
     ("value", "shown"),
     [
-        pytest.param(["a", None, True, 1.5, {"k": [None]}, {}], '["a", null, true, 1.5, {"k": [null]}, {}] (array)', id="mixed"),
-        pytest.param([None] * 30, "[null, null, null, null, null, null, null, null, null, nu... (array)", id="long-list"),
+        pytest.param(
+            ["a", None, True, 1.5, {"k": [None]}, {}],
+            '["a", null, true, 1.5, {"k": [null]}, {}] (array)',
+            id="mixed",
+        ),
+        pytest.param(
+            [None] * 30,
+            "[null, null, null, null, null, null, null, null, null, nu... (array)",
+            id="long-list",
+        ),
         pytest.param(
             {"a b": None, "c": [True, "x" * 70]},
             '{"a b": null, "c": [true, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (object)',
             id="dict",
         ),
-        pytest.param({str(i): None for i in range(30)}, '{"0": null, "1": null, "2": null, "3": null, "4": null, "... (object)', id="long-dict"),
+        pytest.param(
+            {str(i): None for i in range(30)},
+            '{"0": null, "1": null, "2": null, "3": null, "4": null, "... (object)',
+            id="long-dict",
+        ),
         pytest.param({None: 1, 5: True}, "{None: 1, 5: true} (object)", id="keys-not-strings"),
         pytest.param({"a": 2**230}, '{"a": <integer too large to show>} (object)', id="dict-int"),
         pytest.param([2**237], "[<integer too large to show>] (array)", id="list-int"),
@@ -797,7 +809,7 @@ def test_selected_items_and_pointers_keep_conflicts_with(conflicts):
         candidate("t", kind="history-summary", relevance="background", conflictsWith=conflicts),
         budgetUnits=3,
     )
-    packet = build_context_packet(request)["packet"]
+    packet = build_context_packet(cast(Any, request))["packet"]
     common = {
         "kind": "history-summary",
         "source": "injected:test-output",
@@ -845,7 +857,7 @@ class Recorder(io.StringIO):
 def test_a_large_result_is_written_in_chunks_and_whole():
     """Mutants: the chunked writes of ``_dump`` (the running size, the joiner, ``None`` written):
     a result of about 400 KB is written in pieces of about 64 KiB, escaped and complete."""
-    request = demo_request()
+    request: Any = demo_request()
     request["budgetUnits"] = 10_000
     request["candidates"] = [
         candidate(f"c{i}", content="a\ud800" + "x" * 1_000, sizeUnits=1) for i in range(400)
@@ -875,7 +887,11 @@ class WriteFails(io.StringIO):
     ("stdout", "reason"),
     [
         pytest.param(FlushFails(), "No space left on device", id="flush"),
-        pytest.param(WriteFails(ValueError("I/O operation on closed file.")), "I/O operation on closed file.", id="value-error"),
+        pytest.param(
+            WriteFails(ValueError("I/O operation on closed file.")),
+            "I/O operation on closed file.",
+            id="value-error",
+        ),
         pytest.param(WriteFails(OSError()), "OSError", id="no-words"),
     ],
 )
@@ -941,13 +957,18 @@ class EndlessText(io.StringIO):
         return " " * size
 
 
+class WithBuffer:
+    """A text stream reduced to its ``.buffer``, which is all ``build -`` reads from it."""
+
+    def __init__(self, buffer: io.RawIOBase) -> None:
+        self.buffer = buffer
+
+
 @pytest.mark.parametrize("stdin", [Endless(), EndlessText()], ids=["bytes", "text"])
 def test_an_endless_input_is_read_only_to_the_limit(stdin):
     """Mutants: ``read(max_bytes + 1)`` turned into ``read(None)``, ``max_bytes - 1`` or ``+ 2``."""
     if isinstance(stdin, io.RawIOBase):
-        holder = io.StringIO()
-        holder.buffer = stdin  # type: ignore[attr-defined]
-        stdin = holder
+        stdin = WithBuffer(stdin)
     err = io.StringIO()
     assert main(["build", "-", "--max-bytes", "100"], stdin=stdin, stdout=io.StringIO(), stderr=err) == 1
     assert err.getvalue() == (
@@ -964,7 +985,10 @@ def test_input_of_exactly_the_limit_is_read_whole(buffered):
     )
     err = io.StringIO()
     code = main(["build", "-", "--max-bytes", str(len(data))], stdin=stdin, stdout=io.StringIO(), stderr=err)
-    assert (code, err.getvalue().splitlines()[0]) == (2, "$.x: unknown key (allowed: taskAnchor, budgetUnits, candidates)")
+    assert (code, err.getvalue().splitlines()[0]) == (
+        2,
+        "$.x: unknown key (allowed: taskAnchor, budgetUnits, candidates)",
+    )
 
 
 def test_a_lone_surrogate_from_a_text_stream_is_not_utf8():
@@ -1020,13 +1044,18 @@ def test_a_json_syntax_error_keeps_its_position_for_the_playground():
 def test_a_wrong_max_bytes_is_a_usage_error_that_says_why(wide_terminal, capsys, value, error):
     """Mutants: the words of ``--max-bytes``'s two errors."""
     assert main(["build", "-", "--max-bytes", value]) == 64
-    assert capsys.readouterr().err.splitlines()[-1] == f"harnessbook build: error: argument --max-bytes: {error}"
+    assert (
+        capsys.readouterr().err.splitlines()[-1] == f"harnessbook build: error: argument --max-bytes: {error}"
+    )
 
 
 def test_a_max_bytes_of_1_is_allowed():
     """Mutants: ``value < 1`` turned into ``<= 1`` or ``< 2``."""
     err = io.StringIO()
-    assert main(["build", "-", "--max-bytes", "1"], stdin=io.StringIO("1"), stdout=io.StringIO(), stderr=err) == 2
+    assert (
+        main(["build", "-", "--max-bytes", "1"], stdin=io.StringIO("1"), stdout=io.StringIO(), stderr=err)
+        == 2
+    )
 
 
 def test_version(capsys):
@@ -1049,3 +1078,100 @@ def test_build_draws_the_svg_figure_in_process(tmp_path, argv, lang):
     assert main(["build", str(path), "--format", "svg", *argv], stdout=out, stderr=err) == 0
     assert out.getvalue() == render_svg(build_context_packet(demo_request()), lang)
     assert err.getvalue() == ""
+
+
+# ---------------------------------------------------------------------------
+# Which capture times are real, at every boundary
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "valid"),
+    [
+        ("2026-07-15", True),
+        ("2024-02-29", True),  # a leap year: the year is read from the year's digits
+        ("2026-02-30", False),
+        ("2026-07-15T23:59:59Z", True),
+        ("2026-07-15T24:00:00Z", False),
+        ("2026-07-15T23:60:00Z", False),
+        ("2026-07-15T23:59:60Z", True),
+        ("2026-07-15T23:59:61Z", False),
+    ],
+)
+def test_a_capture_time_is_valid_exactly_when_it_is_a_real_rfc_3339_time(text, valid):
+    """Mutants: the year's group, the calendar check, ``hour > 23``, ``minute > 59``,
+    ``second > 60`` and the ``or`` between them.
+
+    The cache of short timestamps is emptied first: a result remembered by an earlier test
+    would hide a change to the check (and hide from mutmut which tests reach it).
+    """
+    from harnessbook.context_packet.timestamps import _valid_short_timestamp
+
+    _valid_short_timestamp.cache_clear()
+    request = request_with(candidate("failure-output", capturedAt=text))
+    if valid:
+        validate_request(request)
+    else:
+        [problem] = problems_of(request)
+        assert problem.startswith("$.candidates[0].capturedAt: ")
+
+
+# ---------------------------------------------------------------------------
+# A request of plain JSON values is used as it is; anything else is copied into plain values
+# ---------------------------------------------------------------------------
+
+
+class Text(str):
+    pass
+
+
+class Items(list[str]):
+    pass
+
+
+class Size(int):
+    pass
+
+
+def plain_requests() -> list[Any]:
+    with_list = request_with(candidate("failure-output"), summary("s", ["failure-output"]))
+    return [demo_request(), with_list]
+
+
+def foreign_requests() -> list[Any]:
+    return [
+        request_with(candidate("failure-output", sizeUnits=Size(1))),
+        request_with(candidate("failure-output"), summary("s", [Text("failure-output")])),
+        request_with(candidate("failure-output"), summary("s", Items(["failure-output"]))),
+        {**demo_request(), "taskAnchor": {**demo_request()["taskAnchor"], "goal": Text("g")}},
+    ]
+
+
+@pytest.mark.parametrize("index", range(2))
+def test_a_plain_request_is_validated_without_a_copy(index):
+    """Mutants: ``_is_plain`` answering ``False`` for plain values (a needless copy)."""
+    from harnessbook.context_packet.validation import _validated
+
+    request = plain_requests()[index]
+    assert _validated(request) is request
+
+
+def exact_types(value: object) -> bool:
+    if type(value) is dict:
+        return all(type(k) is str and exact_types(v) for k, v in value.items())
+    if type(value) is list:
+        return all(exact_types(v) for v in value)
+    return type(value) in (str, int, float, bool, type(None))
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_a_request_with_subclass_values_is_copied_into_plain_values(index):
+    """Mutants: ``_is_plain`` or ``_plain`` letting a ``str``, ``int`` or ``list`` subclass
+    through, in ``taskAnchor``, in a candidate or in ``conflictsWith``."""
+    from harnessbook.context_packet.validation import _validated
+
+    request = foreign_requests()[index]
+    copy = _validated(request)
+    assert copy is not request
+    assert copy == request
+    assert exact_types(copy)
