@@ -1175,3 +1175,65 @@ def test_a_request_with_subclass_values_is_copied_into_plain_values(index):
     assert copy is not request
     assert copy == request
     assert exact_types(copy)
+
+
+# ---------------------------------------------------------------------------
+# Counting without wording (once the report is full) agrees with the detailed walk
+# ---------------------------------------------------------------------------
+
+
+def without(key: str) -> dict:
+    item = candidate("c")
+    del item[key]
+    return item
+
+
+COUNTED = [
+    5,
+    {},
+    candidate("c"),
+    candidate("c", x=1, y=2),
+    without("id"),
+    candidate(" "),
+    candidate(5),  # type: ignore[arg-type]
+    candidate("c", kind="bad"),
+    candidate("c", kind=3),
+    without("relevance"),
+    candidate("c", freshness="x"),
+    candidate("c", source=5),
+    candidate("c", source=None),
+    candidate("c", capturedAt=None),
+    candidate("c", capturedAt=5),
+    candidate("c", capturedAt=" "),
+    candidate("c", capturedAt="2026-02-30"),
+    candidate("c", capturedAt="2026-07-15T09:30:00Z"),
+    candidate("c", sizeUnits=-1),
+    candidate("c", sizeUnits=2**53),
+    candidate("c", sizeUnits=True),
+    candidate("c", sizeUnits="1"),
+    without("sizeUnits"),
+    without("content"),
+    candidate("c", content=5),
+    candidate("c", reference=5),
+    candidate("c", reference="r"),
+    candidate("c", conflictsWith="a"),
+    candidate("c", kind="history-summary", conflictsWith=5),
+    candidate("c", kind="history-summary", conflictsWith=["a", "a", 1, " ", "b"]),
+    candidate("c", kind="history-summary", conflictsWith="a"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(COUNTED)))
+def test_counting_a_candidates_problems_agrees_with_wording_them(index):
+    """Mutants: any test in ``_candidate_problem_count`` (the count used once 100 problems are
+    worded). A fixed set of shapes, one for each branch, instead of the hypothesis test that
+    the default suite runs."""
+    from harnessbook.context_packet.errors import _Problems
+    from harnessbook.context_packet.timestamps import _valid_short_timestamp
+    from harnessbook.context_packet.validation import _candidate_problem_count, _check_candidate
+
+    _valid_short_timestamp.cache_clear()
+    item = COUNTED[index]
+    problems = _Problems()
+    _check_candidate(item, "$.candidates[0]", problems)
+    assert _candidate_problem_count(item) == problems.total, problems.items
