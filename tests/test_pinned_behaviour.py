@@ -1220,6 +1220,23 @@ COUNTED = [
     candidate("c", kind="history-summary", conflictsWith=5),
     candidate("c", kind="history-summary", conflictsWith=["a", "a", 1, " ", "b"]),
     candidate("c", kind="history-summary", conflictsWith="a"),
+    candidate("c", kind="history-summary", conflictsWith="aa"),  # one target, not two letters
+    candidate("c", sizeUnits=0),
+    candidate("c", sizeUnits=2**53 - 1),
+    {
+        "id": 5,
+        "kind": 3,
+        "relevance": 3,
+        "freshness": 3,
+        "source": 5,
+        "capturedAt": 5,
+        "sizeUnits": -1,
+        "content": 5,
+        "reference": 5,
+        "conflictsWith": [1, 2],
+        "x": 1,
+    },
+    {"id": "c", "source": 5, "capturedAt": 5, "sizeUnits": -1, "content": 5, "reference": 5, "x": 1},
 ]
 
 
@@ -1237,3 +1254,15 @@ def test_counting_a_candidates_problems_agrees_with_wording_them(index):
     problems = _Problems()
     _check_candidate(item, "$.candidates[0]", problems)
     assert _candidate_problem_count(item) == problems.total, problems.items
+
+
+def test_the_largest_exact_size_is_accepted():
+    """Mutants: ``size > MAX_UNITS`` turned into ``>=`` in the detailed walk and the fast path."""
+    validate_request(request_with(candidate("failure-output", sizeUnits=2**53 - 1)))
+    validate_request(request_with(candidate("failure-output", sizeUnits=2**53 - 1), budgetUnits=2**53 - 1))
+
+
+def test_an_error_made_by_hand_without_problems_has_a_total_of_0():
+    """Mutant: ``total or 0`` turned into ``total or 1``."""
+    assert InvalidRequestError([]).total == 0
+    assert InvalidRequestError(["a"]).total == 1
