@@ -13,7 +13,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -629,3 +629,640 @@ def test_repeated_ids_are_found_after_a_candidate_that_is_not_an_object_or_has_n
         "$.candidates[2].id: must not be blank",
         '$.candidates[3].id: repeats id "a" of $.candidates[0]',
     ]
+
+
+# ---------------------------------------------------------------------------
+# How a value is shown: JSON, cut, bounded (the second mutation run, after the package split)
+# ---------------------------------------------------------------------------
+
+
+def shown_budget(value: object) -> str:
+    prefix = "$.budgetUnits: must be an integer greater than 0, got "
+    problem = budget_problem(value)
+    assert problem.startswith(prefix)
+    return problem[len(prefix) :]
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        pytest.param(
+            ["a", None, True, 1.5, {"k": [None]}, {}],
+            '["a", null, true, 1.5, {"k": [null]}, {}] (array)',
+            id="mixed",
+        ),
+        pytest.param(
+            [None] * 30,
+            "[null, null, null, null, null, null, null, null, null, nu... (array)",
+            id="long-list",
+        ),
+        pytest.param(
+            {"a b": None, "c": [True, "x" * 70]},
+            '{"a b": null, "c": [true, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (object)',
+            id="dict",
+        ),
+        pytest.param(
+            {str(i): None for i in range(30)},
+            '{"0": null, "1": null, "2": null, "3": null, "4": null, "... (object)',
+            id="long-dict",
+        ),
+        pytest.param({None: 1, 5: True}, "{None: 1, 5: true} (object)", id="keys-not-strings"),
+        pytest.param({"a": 2**230}, '{"a": <integer too large to show>} (object)', id="dict-int"),
+        pytest.param([2**237], "[<integer too large to show>] (array)", id="list-int"),
+        pytest.param(
+            -(2**239),
+            "-88342353238919216479164875037145925791374194843780947906... (integer)",
+            id="240-bits-shown",
+        ),
+        pytest.param(-(2**240), "<integer too large to show> (integer)", id="241-bits-described"),
+        pytest.param("\uffff\U000f0000", '"\\uffff\\U000f0000" (string)', id="unprintable"),
+    ],
+)
+def test_a_container_is_shown_as_json_not_as_python(value, shown):
+    """Mutants: any change to the JSON rendering of lists and dicts (``None`` parts, the joiner,
+    the budget of an item, the depth passed down, ``_repr`` for a string key), which either
+    shows Python's ``repr`` instead (``None``, ``True``, quotes) or changes the text; the
+    bit-length limit of integers (``>`` to ``>=``, 4 to 5 bits a character); the ``\\u`` and
+    ``\\U`` escapes of unprintable characters."""
+    assert shown_budget(value) == shown
+
+
+def test_the_depth_limit_counts_lists_and_dicts_alike():
+    """Mutants: the depth passed to a dict's item changed by one either way."""
+    value: object = {"": [[1]]}
+    for _ in range(19):
+        value = [value]
+    assert shown_budget(value) == "[[[[[[[[[[[[[[[[[[[" + '{"": [...]}' + "]" * 19 + " (array)"
+
+
+class Counted:
+    """A caller's object that counts how often its ``__repr__`` runs."""
+
+    calls = 0
+
+    def __repr__(self) -> str:
+        Counted.calls += 1
+        return "c"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+@pytest.mark.parametrize(
+    ("make", "calls"),
+    [
+        pytest.param(lambda: [Counted()] * 10_000, 20, id="list"),
+        pytest.param(lambda: {str(i): Counted() for i in range(10_000)}, 8, id="dict-values"),
+        pytest.param(lambda: {Counted(): 1 for _ in range(10_000)}, 10, id="dict-keys"),
+    ],
+)
+def test_a_long_container_runs_the_callers_repr_only_for_what_is_shown(make, calls):
+    """Mutants: the running width ``used`` of a list or dict (start, ``+=``, ``+ 2``, ``>``):
+    a container of 10,000 items shows its first few and stops; the caller's ``__repr__`` runs
+    once for each item shown, not 10,000 times."""
+    value = make()
+    Counted.calls = 0
+    shown_budget(value)
+    assert Counted.calls == calls
+
+
+def test_a_value_that_changes_while_shown_falls_back_to_repr():
+    """Mutants: the fallback of ``_shown`` (``repr`` of the value) changed: a caller's
+    ``__repr__`` that adds keys to the dict being shown breaks the JSON rendering."""
+    value: dict[object, object] = {}
+
+    class Grows:
+        def __repr__(self) -> str:
+            value[len(value)] = 1
+            return "m"
+
+    value["a"] = Grows()
+    assert shown_budget(value) == "{'a': m, 1: 1, 2: 1} (object)"
+
+
+class BadRepr:
+    def __init__(self, error: type[Exception]) -> None:
+        self.error = error
+
+    def __repr__(self) -> str:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "shown"),
+    [
+        (ValueError, "<Python BadRepr too large to show> (Python BadRepr)"),
+        (RuntimeError, "<Python BadRepr that cannot be shown> (Python BadRepr)"),
+    ],
+)
+def test_a_value_whose_repr_raises_is_named_by_its_type(error, shown):
+    """Mutants: the type named in ``<... too large to show>`` and ``<... that cannot be shown>``."""
+    assert shown_budget(BadRepr(error)) == shown
+
+
+def test_a_key_of_exactly_the_key_width_is_shown_whole():
+    """Mutant: ``len(key) > 40`` turned into ``>=``."""
+    key = "k" * 40
+    request = request_with(candidate("failure-output", **{key: 1}))
+    [problem] = problems_of(request)
+    assert problem.startswith(f"$.candidates[0].{key}: unknown key")
+
+
+def test_a_leap_second_outside_23_59_60_utc_says_so():
+    """Mutants: the group that holds the seconds, or the wording, changed."""
+    request = request_with(candidate("failure-output", capturedAt="2026-07-15T12:00:60Z"))
+    assert problems_of(request) == [
+        "$.candidates[0].capturedAt: has a leap second that is not 23:59:60 in UTC "
+        '(RFC 3339 allows no other), got "2026-07-15T12:00:60Z" (string)'
+    ]
+
+
+def test_a_size_over_2_53_shows_the_value():
+    """Mutant: the value passed to ``_got`` replaced by ``None``."""
+    request = request_with(candidate("failure-output", sizeUnits=2**53))
+    assert problems_of(request) == [
+        "$.candidates[0].sizeUnits: must be at most 9007199254740991 (2^53 - 1, the largest integer "
+        "every JSON reader holds exactly), got 9007199254740992 (integer)"
+    ]
+
+
+# ---------------------------------------------------------------------------
+# conflictsWith is copied into selected items and pointers, in the contract's key order
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("conflicts", ["old", ["old", "note"]], ids=["string", "list"])
+def test_selected_items_and_pointers_keep_conflicts_with(conflicts):
+    """Mutants: any key or value of a pointer that declares conflicts; a string
+    ``conflictsWith`` copied as a list of its characters."""
+    request = request_with(
+        candidate("old", relevance="background"),
+        candidate("note", kind="reference", relevance="background", sizeUnits=9),
+        candidate(
+            "s",
+            kind="history-summary",
+            relevance="background",
+            sizeUnits=50,
+            reference="artifact://s",
+            conflictsWith=conflicts,
+        ),
+        candidate("t", kind="history-summary", relevance="background", conflictsWith=conflicts),
+        budgetUnits=3,
+    )
+    packet = build_context_packet(cast(Any, request))["packet"]
+    common = {
+        "kind": "history-summary",
+        "source": "injected:test-output",
+        "capturedAt": "2026-07-15",
+        "relevance": "background",
+        "freshness": "fresh",
+    }
+    [pointer] = packet["pointers"]
+    assert list(pointer.items()) == list(
+        {
+            "id": "s",
+            **common,
+            "sizeUnits": 50,
+            "reference": "artifact://s",
+            "conflictsWith": conflicts,
+            "loadCondition": {"requiresUnits": 50, "availableUnits": 2},
+        }.items()
+    )
+    selected = packet["selected"][-1]
+    assert list(selected.items()) == list(
+        {"id": "t", **common, "sizeUnits": 1, "content": "x", "conflictsWith": conflicts}.items()
+    )
+    if isinstance(conflicts, list):
+        assert pointer["conflictsWith"] is not request["candidates"][2]["conflictsWith"]
+        assert selected["conflictsWith"] is not request["candidates"][3]["conflictsWith"]
+
+
+# ---------------------------------------------------------------------------
+# The command line in process: every stream it may meet, and every line it may print
+# ---------------------------------------------------------------------------
+
+
+class Recorder(io.StringIO):
+    """A standard output that remembers how the text was split into writes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[int] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(len(text))
+        return super().write(text)
+
+
+def test_a_large_result_is_written_in_chunks_and_whole():
+    """Mutants: the chunked writes of ``_dump`` (the running size, the joiner, ``None`` written):
+    a result of about 400 KB is written in pieces of about 64 KiB, escaped and complete."""
+    request: Any = demo_request()
+    request["budgetUnits"] = 10_000
+    request["candidates"] = [
+        candidate(f"c{i}", content="a\ud800" + "x" * 1_000, sizeUnits=1) for i in range(400)
+    ]
+    out, err = Recorder(), io.StringIO()
+    assert main(["build", "-"], stdin=io.StringIO(json.dumps(request)), stdout=out, stderr=err) == 0
+    expected = json.dumps(build_context_packet(request), ensure_ascii=False, indent=2) + "\n"
+    assert out.getvalue() == expected.replace("\ud800", "\\ud800")
+    assert len(out.writes) > 5 and max(out.writes) < 2 * 65_536
+
+
+class FlushFails(io.StringIO):
+    def flush(self) -> None:
+        raise OSError(28, "No space left on device")
+
+
+class WriteFails(io.StringIO):
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+    def write(self, text: str) -> int:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("stdout", "reason"),
+    [
+        pytest.param(FlushFails(), "No space left on device", id="flush"),
+        pytest.param(
+            WriteFails(ValueError("I/O operation on closed file.")),
+            "I/O operation on closed file.",
+            id="value-error",
+        ),
+        pytest.param(WriteFails(OSError()), "OSError", id="no-words"),
+    ],
+)
+def test_an_output_failure_is_one_line_with_its_reason(stdout, reason):
+    """Mutants: the error passed on from ``flush``; ``_reason``'s ``and``/``or`` and the
+    fallback to the type's name."""
+    err = io.StringIO()
+    assert main(["demo"], stdout=stdout, stderr=err) == 74
+    assert err.getvalue() == f"harnessbook: cannot write standard output: {reason}\n"
+
+
+def test_a_closed_standard_output_exits_74(monkeypatch):
+    """Mutants: the line and the code when ``sys.stdout`` is ``None`` (``>&-``)."""
+    monkeypatch.setattr("sys.stdout", None)
+    err = io.StringIO()
+    assert main(["demo"], stderr=err) == 74
+    assert err.getvalue() == "harnessbook: cannot write standard output: it is closed\n"
+
+
+def test_a_closed_standard_input_is_reported(monkeypatch):
+    """Mutants: the line when ``sys.stdin`` is ``None`` (``<&-``)."""
+    monkeypatch.setattr("sys.stdin", None)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["build", "-"], stdout=out, stderr=err) == 1
+    assert (out.getvalue(), err.getvalue()) == ("", "harnessbook: cannot read standard input: it is closed\n")
+
+
+def test_without_stream_arguments_the_process_streams_are_used(monkeypatch):
+    """Mutants: ``sys.stdin`` or ``sys.stderr`` not used when no stream is given."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("{}"))
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    assert main(["build", "-"], stdout=io.StringIO()) == 2
+    assert err.getvalue().startswith("$.taskAnchor: required key is missing\n")
+
+
+class Interrupted(io.StringIO):
+    def read(self, size: int | None = -1) -> str:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_exits_130_without_a_word():
+    """Mutant: the key of the ``interrupted`` exit code changed."""
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["build", "-"], stdin=Interrupted(), stdout=out, stderr=err) == 130
+    assert (out.getvalue(), err.getvalue()) == ("", "")
+
+
+class Endless(io.RawIOBase):
+    """An input that never ends (like /dev/zero) and refuses a read without a size."""
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        assert size is not None and size >= 0, "read without a limit"
+        return b" " * size
+
+
+class EndlessText(io.StringIO):
+    def read(self, size: int | None = -1) -> str:
+        assert size is not None and size >= 0, "read without a limit"
+        return " " * size
+
+
+class WithBuffer:
+    """A text stream reduced to its ``.buffer``, which is all ``build -`` reads from it."""
+
+    def __init__(self, buffer: io.RawIOBase) -> None:
+        self.buffer = buffer
+
+
+@pytest.mark.parametrize("stdin", [Endless(), EndlessText()], ids=["bytes", "text"])
+def test_an_endless_input_is_read_only_to_the_limit(stdin):
+    """Mutants: ``read(max_bytes + 1)`` turned into ``read(None)``, ``max_bytes - 1`` or ``+ 2``."""
+    if isinstance(stdin, io.RawIOBase):
+        stdin = WithBuffer(stdin)
+    err = io.StringIO()
+    assert main(["build", "-", "--max-bytes", "100"], stdin=stdin, stdout=io.StringIO(), stderr=err) == 1
+    assert err.getvalue() == (
+        "harnessbook: standard input is larger than 100 bytes, the limit (raise it with --max-bytes)\n"
+    )
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["bytes", "text"])
+def test_input_of_exactly_the_limit_is_read_whole(buffered):
+    """Mutants: the read one byte short of the limit (``max_bytes - 1``)."""
+    data = b'{"x": 1}'
+    stdin: io.StringIO | io.TextIOWrapper = (
+        io.TextIOWrapper(io.BytesIO(data), encoding="utf-8") if buffered else io.StringIO(data.decode())
+    )
+    err = io.StringIO()
+    code = main(["build", "-", "--max-bytes", str(len(data))], stdin=stdin, stdout=io.StringIO(), stderr=err)
+    assert (code, err.getvalue().splitlines()[0]) == (
+        2,
+        "$.x: unknown key (allowed: taskAnchor, budgetUnits, candidates)",
+    )
+
+
+def test_a_lone_surrogate_from_a_text_stream_is_not_utf8():
+    """Mutants: the ``surrogatepass`` of a text stream without ``.buffer`` dropped or renamed."""
+    err = io.StringIO()
+    assert main(["build", "-"], stdin=io.StringIO('"\ud800"'), stdout=io.StringIO(), stderr=err) == 1
+    assert err.getvalue() == (
+        "harnessbook: standard input is not UTF-8: invalid continuation byte at byte 1\n"
+    )
+
+
+class BrokenInput(io.StringIO):
+    def read(self, size: int | None = -1) -> str:
+        raise OSError(5, "Input/output error")
+
+
+def test_an_input_that_cannot_be_read_says_why():
+    """Mutants: the reason or the ``cannot read`` of a failing standard input."""
+    err = io.StringIO()
+    assert main(["build", "-"], stdin=BrokenInput(), stdout=io.StringIO(), stderr=err) == 1
+    assert err.getvalue() == "harnessbook: cannot read standard input: Input/output error\n"
+
+
+def test_a_deeply_nested_input_is_refused_with_its_reason():
+    """Mutants: the words for a JSON text nested too deeply to read."""
+    err = io.StringIO()
+    text = "[" * 100_000 + "]" * 100_000
+    assert main(["build", "-"], stdin=io.StringIO(text), stdout=io.StringIO(), stderr=err) == 1
+    assert err.getvalue() == "harnessbook: standard input is nested too deeply to read\n"
+
+
+def test_a_repeated_key_that_is_not_the_first_key_is_named():
+    """Mutant: ``key in seen`` turned into ``not in`` (the first key named instead)."""
+    err = io.StringIO()
+    text = '{"a": 1, "b": 1, "b": 2}'
+    assert main(["build", "-"], stdin=io.StringIO(text), stdout=io.StringIO(), stderr=err) == 1
+    assert err.getvalue().startswith("harnessbook: standard input repeats the key $.b:")
+
+
+def test_a_json_syntax_error_keeps_its_position_for_the_playground():
+    """Mutants: the ``position`` the playground shows dropped (``_parse_text`` is its reader)."""
+    from harnessbook.cli import _parse_text, _Unreadable
+
+    with pytest.raises(_Unreadable) as caught:
+        _parse_text('{\n  "a": }')
+    assert caught.value.position == ("Expecting value", 2, 8)
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [("abc", "not a whole number of bytes: 'abc'"), ("0", "must be at least 1, got 0")],
+)
+def test_a_wrong_max_bytes_is_a_usage_error_that_says_why(wide_terminal, capsys, value, error):
+    """Mutants: the words of ``--max-bytes``'s two errors."""
+    assert main(["build", "-", "--max-bytes", value]) == 64
+    assert (
+        capsys.readouterr().err.splitlines()[-1] == f"harnessbook build: error: argument --max-bytes: {error}"
+    )
+
+
+def test_a_max_bytes_of_1_is_allowed():
+    """Mutants: ``value < 1`` turned into ``<= 1`` or ``< 2``."""
+    err = io.StringIO()
+    assert (
+        main(["build", "-", "--max-bytes", "1"], stdin=io.StringIO("1"), stdout=io.StringIO(), stderr=err)
+        == 2
+    )
+
+
+def test_version(capsys):
+    """Mutants: the ``--version`` text dropped."""
+    from harnessbook import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"harnessbook {__version__}\n"
+
+
+@pytest.mark.parametrize(("argv", "lang"), [([], "zh"), (["--lang", "en"], "en")])
+def test_build_draws_the_svg_figure_in_process(tmp_path, argv, lang):
+    """Mutants: the ``svg`` branch (``build``, ``svg``, the result or the language passed on),
+    and the default language ``zh``."""
+    from harnessbook.figure import render_svg
+
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(demo_request()), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["build", str(path), "--format", "svg", *argv], stdout=out, stderr=err) == 0
+    assert out.getvalue() == render_svg(build_context_packet(demo_request()), lang)
+    assert err.getvalue() == ""
+
+
+# ---------------------------------------------------------------------------
+# Which capture times are real, at every boundary
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "valid"),
+    [
+        ("2026-07-15", True),
+        ("2024-02-29", True),  # a leap year: the year is read from the year's digits
+        ("2026-02-30", False),
+        ("2026-07-15T23:59:59Z", True),
+        ("2026-07-15T24:00:00Z", False),
+        ("2026-07-15T23:60:00Z", False),
+        ("2026-07-15T23:59:60Z", True),
+        ("2026-07-15T23:59:61Z", False),
+    ],
+)
+def test_a_capture_time_is_valid_exactly_when_it_is_a_real_rfc_3339_time(text, valid):
+    """Mutants: the year's group, the calendar check, ``hour > 23``, ``minute > 59``,
+    ``second > 60`` and the ``or`` between them.
+
+    The cache of short timestamps is emptied first: a result remembered by an earlier test
+    would hide a change to the check (and hide from mutmut which tests reach it).
+    """
+    from harnessbook.context_packet.timestamps import _valid_short_timestamp
+
+    _valid_short_timestamp.cache_clear()
+    request = request_with(candidate("failure-output", capturedAt=text))
+    if valid:
+        validate_request(request)
+    else:
+        [problem] = problems_of(request)
+        assert problem.startswith("$.candidates[0].capturedAt: ")
+
+
+# ---------------------------------------------------------------------------
+# A request of plain JSON values is used as it is; anything else is copied into plain values
+# ---------------------------------------------------------------------------
+
+
+class Text(str):
+    pass
+
+
+class Items(list[str]):
+    pass
+
+
+class Size(int):
+    pass
+
+
+def plain_requests() -> list[Any]:
+    with_list = request_with(candidate("failure-output"), summary("s", ["failure-output"]))
+    return [demo_request(), with_list]
+
+
+def foreign_requests() -> list[Any]:
+    return [
+        request_with(candidate("failure-output", sizeUnits=Size(1))),
+        request_with(candidate("failure-output"), summary("s", [Text("failure-output")])),
+        request_with(candidate("failure-output"), summary("s", Items(["failure-output"]))),
+        {**demo_request(), "taskAnchor": {**demo_request()["taskAnchor"], "goal": Text("g")}},
+    ]
+
+
+@pytest.mark.parametrize("index", range(2))
+def test_a_plain_request_is_validated_without_a_copy(index):
+    """Mutants: ``_is_plain`` answering ``False`` for plain values (a needless copy)."""
+    from harnessbook.context_packet.validation import _validated
+
+    request = plain_requests()[index]
+    assert _validated(request) is request
+
+
+def exact_types(value: object) -> bool:
+    if type(value) is dict:
+        return all(type(k) is str and exact_types(v) for k, v in value.items())
+    if type(value) is list:
+        return all(exact_types(v) for v in value)
+    return type(value) in (str, int, float, bool, type(None))
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_a_request_with_subclass_values_is_copied_into_plain_values(index):
+    """Mutants: ``_is_plain`` or ``_plain`` letting a ``str``, ``int`` or ``list`` subclass
+    through, in ``taskAnchor``, in a candidate or in ``conflictsWith``."""
+    from harnessbook.context_packet.validation import _validated
+
+    request = foreign_requests()[index]
+    copy = _validated(request)
+    assert copy is not request
+    assert copy == request
+    assert exact_types(copy)
+
+
+# ---------------------------------------------------------------------------
+# Counting without wording (once the report is full) agrees with the detailed walk
+# ---------------------------------------------------------------------------
+
+
+def without(key: str) -> dict:
+    item = candidate("c")
+    del item[key]
+    return item
+
+
+COUNTED = [
+    5,
+    {},
+    candidate("c"),
+    candidate("c", x=1, y=2),
+    without("id"),
+    candidate(" "),
+    candidate(5),  # type: ignore[arg-type]
+    candidate("c", kind="bad"),
+    candidate("c", kind=3),
+    without("relevance"),
+    candidate("c", freshness="x"),
+    candidate("c", source=5),
+    candidate("c", source=None),
+    candidate("c", capturedAt=None),
+    candidate("c", capturedAt=5),
+    candidate("c", capturedAt=" "),
+    candidate("c", capturedAt="2026-02-30"),
+    candidate("c", capturedAt="2026-07-15T09:30:00Z"),
+    candidate("c", sizeUnits=-1),
+    candidate("c", sizeUnits=2**53),
+    candidate("c", sizeUnits=True),
+    candidate("c", sizeUnits="1"),
+    without("sizeUnits"),
+    without("content"),
+    candidate("c", content=5),
+    candidate("c", reference=5),
+    candidate("c", reference="r"),
+    candidate("c", conflictsWith="a"),
+    candidate("c", kind="history-summary", conflictsWith=5),
+    candidate("c", kind="history-summary", conflictsWith=["a", "a", 1, " ", "b"]),
+    candidate("c", kind="history-summary", conflictsWith="a"),
+    candidate("c", kind="history-summary", conflictsWith="aa"),  # one target, not two letters
+    candidate("c", sizeUnits=0),
+    candidate("c", sizeUnits=2**53 - 1),
+    {
+        "id": 5,
+        "kind": 3,
+        "relevance": 3,
+        "freshness": 3,
+        "source": 5,
+        "capturedAt": 5,
+        "sizeUnits": -1,
+        "content": 5,
+        "reference": 5,
+        "conflictsWith": [1, 2],
+        "x": 1,
+    },
+    {"id": "c", "source": 5, "capturedAt": 5, "sizeUnits": -1, "content": 5, "reference": 5, "x": 1},
+]
+
+
+@pytest.mark.parametrize("index", range(len(COUNTED)))
+def test_counting_a_candidates_problems_agrees_with_wording_them(index):
+    """Mutants: any test in ``_candidate_problem_count`` (the count used once 100 problems are
+    worded). A fixed set of shapes, one for each branch, instead of the hypothesis test that
+    the default suite runs."""
+    from harnessbook.context_packet.errors import _Problems
+    from harnessbook.context_packet.timestamps import _valid_short_timestamp
+    from harnessbook.context_packet.validation import _candidate_problem_count, _check_candidate
+
+    _valid_short_timestamp.cache_clear()
+    item = COUNTED[index]
+    problems = _Problems()
+    _check_candidate(item, "$.candidates[0]", problems)
+    assert _candidate_problem_count(item) == problems.total, problems.items
+
+
+def test_the_largest_exact_size_is_accepted():
+    """Mutants: ``size > MAX_UNITS`` turned into ``>=`` in the detailed walk and the fast path."""
+    validate_request(request_with(candidate("failure-output", sizeUnits=2**53 - 1)))
+    validate_request(request_with(candidate("failure-output", sizeUnits=2**53 - 1), budgetUnits=2**53 - 1))
+
+
+def test_an_error_made_by_hand_without_problems_has_a_total_of_0():
+    """Mutant: ``total or 0`` turned into ``total or 1``."""
+    assert InvalidRequestError([]).total == 0
+    assert InvalidRequestError(["a"]).total == 1

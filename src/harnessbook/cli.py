@@ -27,7 +27,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -73,7 +73,7 @@ class _OutputFailed(Exception):
     """Standard output could not be written; ``error`` is why."""
 
     def __init__(self, error: OSError | ValueError) -> None:
-        super().__init__(str(error))
+        super().__init__()
         self.error = error
 
 
@@ -142,7 +142,7 @@ class _Duplicates:
 def _path_of(root: Any, target: object) -> str:
     """The JSON path of the object ``target`` inside ``root`` (iterative: any depth)."""
     stack: list[tuple[Any, str]] = [(root, "$")]
-    while stack:
+    while True:  # the object came from this very document, so it is found
         value, path = stack.pop()
         if value is target:
             return path
@@ -150,7 +150,6 @@ def _path_of(root: Any, target: object) -> str:
             stack.extend((item, _child(path, key)) for key, item in reversed(value.items()))
         elif type(value) is list:
             stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(value))))
-    return "$"  # pragma: no cover - the object came from this very document
 
 
 def _parse(data: bytes) -> Any:
@@ -353,7 +352,7 @@ def _main(
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # argparse reports usage errors (64) and --help (0) itself
-        code = exit_.code if isinstance(exit_.code, int) else EXIT_CODES["usage"]
+        code = cast(int, exit_.code)  # _Parser.exit always exits with a number
         if code == 0 and own_stdout and stdout is not None:
             try:  # --help and --version: what they wrote must reach the reader
                 stdout.flush()

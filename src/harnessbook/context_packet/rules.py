@@ -14,7 +14,7 @@ anything.
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from typing import Literal, TypedDict, cast
 
 from harnessbook.context_packet.checks import _conflict_targets, _is_blank
 from harnessbook.context_packet.request import Candidate
@@ -226,6 +226,10 @@ def budget_fit(candidate: Candidate, remaining: int) -> SelectedItem | None:
     return item
 
 
+class _Conflicts(TypedDict, total=False):
+    conflictsWith: str | list[str]
+
+
 def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
     """Rule 6, pointer: a candidate over budget with a non-blank ``reference`` becomes a pointer.
 
@@ -244,18 +248,9 @@ def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
     source, captured_at = _provenance(candidate)
     load: LoadCondition = {"requiresUnits": candidate["sizeUnits"], "availableUnits": remaining}
     # The candidate's keys in the contract's order, without its content, then the condition.
-    if "conflictsWith" not in candidate:
-        return {
-            "id": candidate["id"],
-            "kind": candidate["kind"],
-            "source": source,
-            "capturedAt": captured_at,
-            "relevance": candidate["relevance"],
-            "freshness": candidate["freshness"],
-            "sizeUnits": candidate["sizeUnits"],
-            "reference": reference,
-            "loadCondition": load,
-        }
+    conflicts: _Conflicts = {}
+    if "conflictsWith" in candidate:
+        conflicts["conflictsWith"] = _conflicts_copy(candidate)
     return {
         "id": candidate["id"],
         "kind": candidate["kind"],
@@ -265,7 +260,7 @@ def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
         "freshness": candidate["freshness"],
         "sizeUnits": candidate["sizeUnits"],
         "reference": reference,
-        "conflictsWith": _conflicts_copy(candidate),
+        **conflicts,
         "loadCondition": load,
     }
 
