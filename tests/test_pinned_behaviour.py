@@ -1218,6 +1218,7 @@ COUNTED = [
     candidate("c", reference="r"),
     candidate("c", conflictsWith="a"),
     candidate("c", kind="history-summary", conflictsWith=5),
+    candidate("c", kind="history-summary", sizeUnits=-1, conflictsWith=5),  # counted after another
     candidate("c", kind="history-summary", conflictsWith=["a", "a", 1, " ", "b"]),
     candidate("c", kind="history-summary", conflictsWith="a"),
     candidate("c", kind="history-summary", conflictsWith="aa"),  # one target, not two letters
@@ -1266,3 +1267,12 @@ def test_an_error_made_by_hand_without_problems_has_a_total_of_0():
     """Mutant: ``total or 0`` turned into ``total or 1``."""
     assert InvalidRequestError([]).total == 0
     assert InvalidRequestError(["a"]).total == 1
+
+
+def test_unknown_keys_beyond_the_kept_problems_are_counted_one_each():
+    """Mutant: ``_Problems.count``'s default step of 1 (unknown keys counted once 100 are kept)."""
+    request = dict(request_with(candidate("failure-output")), **{f"x{n}": n for n in range(150)})
+    with pytest.raises(InvalidRequestError) as raised:
+        validate_request(request)
+    assert raised.value.total == 150
+    assert len(raised.value.problems) == 101 and raised.value.problems[-1] == "… and 50 more problems"
