@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -174,6 +174,11 @@ def _median_of(values: list[Any]) -> Any:
     return first
 
 
+def _spread(rounds: list[dict[str, Any]], keys: Iterable[str]) -> dict[str, tuple[float, float]]:
+    """The lowest and highest value of each figure over the rounds."""
+    return {key: (min(r[key] for r in rounds), max(r[key] for r in rounds)) for key in keys}
+
+
 def builder_figures(rounds: int = ROUNDS) -> dict[str, Any]:
     """The builder's figures, measured ``rounds`` times: the median of every figure, and the
     spread (lowest, highest) of the headline ratios, so that one disturbed round cannot turn a
@@ -181,7 +186,7 @@ def builder_figures(rounds: int = ROUNDS) -> dict[str, Any]:
     taken = [builder_round() for _ in range(rounds)]
     figures: dict[str, Any] = _median_of(taken)
     figures["rounds"] = rounds
-    figures["spread"] = {key: (min(t[key] for t in taken), max(t[key] for t in taken)) for key in HEADLINES}
+    figures["spread"] = _spread(taken, HEADLINES)
     return figures
 
 
@@ -526,7 +531,7 @@ def playground_figures(site_dir: Path) -> dict[str, Any]:
         server.close()
     result: dict[str, Any] = _median_of(rounds)
     result["rounds"] = len(rounds)
-    result["spread"] = {key: (min(r[key] for r in rounds), max(r[key] for r in rounds)) for key in rounds[0]}
+    result["spread"] = _spread(rounds, rounds[0])
     return result
 
 
