@@ -29,7 +29,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import pytest
@@ -199,6 +199,29 @@ class PageLog:
         )
 
 
+def moved_on(page) -> Callable[[Any], bool]:
+    """A predicate for ``requestfailed``: was this request aborted because its page moved on?
+
+    Chromium aborts what an old document still had in flight (often the favicon it asks for
+    after ``load``) when the page navigates to the next one. Those ``net::ERR_ABORTED`` failures
+    belong to no page and are not a fault; every other failure, and a request aborted within
+    its own document, still counts. A favicon that is really missing shows as an HTTP 404.
+    """
+    navigations = 0
+    born: dict[object, int] = {}
+
+    def on_request(request) -> None:
+        nonlocal navigations
+        if request.is_navigation_request() and request.frame == page.main_frame:
+            navigations += 1
+        born[request] = navigations
+
+    page.on("request", on_request)
+    return lambda request: (
+        request.failure == "net::ERR_ABORTED" and born.get(request, navigations) < navigations
+    )
+
+
 def attach_log(page, site_url: str) -> PageLog:
     """Record what ``page`` does into a new :class:`PageLog` (listeners stay for the page's life)."""
     log = PageLog(site_url)
@@ -216,7 +239,13 @@ def attach_log(page, site_url: str) -> PageLog:
     page.on("request", lambda request: log.requests.append(request.url))
     page.on("console", on_console)
     page.on("pageerror", lambda error: log.console_errors.append(f"uncaught: {error}"))
-    page.on("requestfailed", lambda request: log.failed.append(f"{request.url} ({request.failure})"))
+    left_behind = moved_on(page)
+    page.on(
+        "requestfailed",
+        lambda request: (
+            None if left_behind(request) else log.failed.append(f"{request.url} ({request.failure})")
+        ),
+    )
     page.on("response", on_response)
     return log
 
