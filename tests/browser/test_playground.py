@@ -413,8 +413,34 @@ def test_invalid_json_is_reported_as_such(new_page, site_url):
 # --------------------------------------------------------------------------- when the runtime cannot load
 
 
-def test_wasm_served_with_the_wrong_type_gives_a_clear_message(new_page, site_url):
+def heading_text(heading) -> str:
+    """A heading's text as a reader sees it (without its permalink mark)."""
+    return "".join(
+        str(s) for s in heading.find_all(string=True) if not s.find_parent("a", class_="headerlink")
+    ).strip()
+
+
+def assert_links_to_the_fix(page, section: str) -> None:
+    """The failure message links to the hosting page's section that says what to fix, and the
+    link's words are that page's title and that section's heading, as the edition prints them."""
+    link = panel_of(page, 0).locator("[data-playground-status] a")
+    href = link.get_attribute("href")
+    parts = urlsplit(href)
+    assert parts.path.endswith("/howto/playground-hosting/") and parts.fragment == section, href
+    response = page.request.get(href)
+    assert response.ok, href
+    document = soup.parse(response.text())
+    title, target = document.select_one(".md-content h1"), document.find(id=section)
+    assert title is not None and target is not None, f"{href}: no title or no #{section}"
+    assert link.text_content() == f"{heading_text(title)} › {heading_text(target)}"
+
+
+@pytest.mark.parametrize("edition", ["zh", "en"])
+def test_wasm_served_with_the_wrong_type_gives_a_clear_message(new_page, site_url, edition):
     page, log = new_page()
+    markdown = example_page()
+    if edition == "en":
+        markdown = markdown.with_name(markdown.name[: -len(".md")] + ".en.md")
 
     def wrong_type(route):
         response = route.fetch()
@@ -423,18 +449,16 @@ def test_wasm_served_with_the_wrong_type_gives_a_clear_message(new_page, site_ur
         )
 
     page.route("**/*.wasm", wrong_type)
-    goto(page, site_url + page_url(example_page()))
+    goto(page, site_url + page_url(markdown))
     started = time.monotonic()
     shown = open_and_run(page, 0, timeout=30_000)
     assert time.monotonic() - started < 30
     assert shown["statusKind"] == "failed" and shown["reason"] == "wasm-mime", shown
     assert "application/octet-stream" in shown["status"] and "application/wasm" in shown["status"]
     assert shown["kind"] is None
-    # The message links to the hosting page, which exists in the same edition.
-    link = panel_of(page, 0).locator("[data-playground-status] a")
-    href = link.get_attribute("href")
-    assert urlsplit(href).path.endswith("/howto/playground-hosting/")
-    assert page.request.get(href).ok
+    # The message links to the hosting page's section on types, in the same edition.
+    assert_links_to_the_fix(page, "wasm-mime")
+    assert urlsplit(page.url).path.startswith("/en/") == (edition == "en")
     # The control is usable again (a retry starts afresh).
     assert panel_of(page, 0).locator("[data-playground-run]").get_attribute("aria-disabled") is None
     assert log.foreign == []
@@ -455,9 +479,7 @@ def test_module_served_with_the_wrong_type_gives_a_clear_message(new_page, site_
     shown = open_and_run(page, 0, timeout=30_000)
     assert shown["statusKind"] == "failed" and shown["reason"] == "module", shown
     assert "text/javascript" in shown["status"]
-    assert urlsplit(
-        panel_of(page, 0).locator("[data-playground-status] a").get_attribute("href")
-    ).path.endswith("/howto/playground-hosting/")
+    assert_links_to_the_fix(page, "wasm-mime")  # the section gives the type of .mjs files too
     assert log.foreign == []
 
 
@@ -603,6 +625,7 @@ def test_without_wasm_unsafe_eval_the_reader_is_told_why(new_page, site_url, sit
     shown = open_and_run(page, 0, timeout=30_000)
     assert shown["statusKind"] == "failed" and shown["reason"] == "wasm-csp", shown
     assert "wasm-unsafe-eval" in shown["status"]
+    assert_links_to_the_fix(page, "content-security-policy")
     assert log.foreign == []
 
 

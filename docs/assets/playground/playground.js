@@ -57,7 +57,10 @@
       wasmCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许编译 WebAssembly，script-src 中需要有 'wasm-unsafe-eval'。网站维护者需要按这一页配置服务器：",
       loadFailed: "无法加载浏览器中的 Python：{message}",
       moduleFailed: "无法启动浏览器中的 Python：脚本模块（.mjs）没有载入，多半是服务器没有以 text/javascript 发送 .mjs 文件。网站维护者需要按这一页配置服务器：",
-      hostingPage: "托管在浏览器中运行的例子",
+      // The link under a failure to start: the hosting page's title and the section that says
+      // what to fix (tests/browser/test_playground.py checks both against the built page).
+      hostingPage: "发布与托管本书网站",
+      hostingSections: { "wasm-mime": ".wasm 必须以 application/wasm 发送", "content-security-policy": "内容安全策略" },
       workerUnsupported: "这个浏览器不支持模块化的 Web Worker，无法在页面中运行例子。",
     },
     en: {
@@ -91,7 +94,8 @@
       wasmCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow compiling WebAssembly; script-src needs 'wasm-unsafe-eval'. Whoever hosts this site must configure the server as described here:",
       loadFailed: "Python for the browser could not be loaded: {message}",
       moduleFailed: "Python for the browser cannot start: a script module (.mjs) did not load, most likely because the server does not send .mjs files as text/javascript. Whoever hosts this site must configure the server as described here:",
-      hostingPage: "Hosting the in-browser examples",
+      hostingPage: "Publishing and hosting the book",
+      hostingSections: { "wasm-mime": ".wasm must be served as application/wasm", "content-security-policy": "Content Security Policy" },
       workerUnsupported: "This browser does not support module Web Workers, so the examples cannot run in the page.",
     },
   };
@@ -118,9 +122,15 @@
     return node;
   }
 
-  function hostingPageURL() {
+  // Where the hosting page says how to fix a failure to start: the Content-Security-Policy
+  // section for a policy that forbids WebAssembly, the section on types (.wasm and .mjs) otherwise.
+  var HOSTING_SECTION = { "wasm-csp": "content-security-policy", "wasm-mime": "wasm-mime", module: "wasm-mime" };
+
+  function hostingLink(kind) {
     var root = new URL("../../", BASE); // assets/playground/ -> site root
-    return new URL((edition() === "zh" ? "" : "en/") + "howto/playground-hosting/#playground-hosting", root).href;
+    var section = HOSTING_SECTION[kind];
+    var href = new URL((edition() === "zh" ? "" : "en/") + "howto/playground-hosting/#" + section, root).href;
+    return element("a", { href: href }, T.hostingPage + " › " + T.hostingSections[section]);
   }
 
   function timeLimit() {
@@ -336,10 +346,9 @@
           output.replaceChildren();
           output.removeAttribute("data-outcome");
           setStatus(status, error && error.message ? error.message : String(error), "failed", error && error.kind);
-          if (error && ["wasm-mime", "wasm-csp", "module"].indexOf(error.kind) !== -1) {
-            var link = element("a", { href: hostingPageURL() }, T.hostingPage);
+          if (error && Object.prototype.hasOwnProperty.call(HOSTING_SECTION, error.kind)) {
             status.appendChild(document.createTextNode(" "));
-            status.appendChild(link);
+            status.appendChild(hostingLink(error.kind));
           }
         }).then(function () {
           busy = false;
