@@ -199,3 +199,42 @@ def test_a_wrong_label_is_reported(tmp_path: Path):
     )
     assert label_problems(good) == []
     assert len(label_problems(bad)) == 2
+
+
+# --------------------------------------------------------------------------- one numbering of the rules
+
+RULE_FUNCTIONS = (
+    "validate_request",
+    "provenance_gate",
+    "processing_order",
+    "expiry",
+    "conflict",
+    "budget_fit",
+    "pointer",
+    "over_budget",
+)
+
+
+def test_each_rule_function_names_its_section_of_the_rules_page():
+    """The rules page numbers its steps 1 to 5; the code names the rules instead of numbering
+    them a second way. Each function's docstring begins with its section's English heading and
+    links that section."""
+    from harnessbook import context_packet
+
+    headings = dict(
+        re.findall(
+            r"^## (.+?) \{#([a-z-]+)\}$",
+            (DOCS / "chapters/06-context-packet/rules.en.md").read_text(encoding="utf-8"),
+            re.M,
+        )
+    )
+    for name in RULE_FUNCTIONS:
+        doc = getattr(context_packet, name).__doc__
+        title = doc.split(":", 1)[0]
+        assert title in headings, f"{name}: {title!r} is not a heading of the rules page"
+        assert f"[{title.lower()}][{headings[title]}]" in doc, f"{name}: does not link #{headings[title]}"
+    source = "\n".join(
+        path.read_text(encoding="utf-8")
+        for path in sorted((DOCS.parent / "src" / "harnessbook").rglob("*.py"))
+    )
+    assert not re.search(r"\b[Rr]ules? [0-9]", source), "a rule numbered apart from the rules page's steps"

@@ -75,7 +75,7 @@ def mutate(path: tuple[str | int, ...], value: Any) -> Any:
 def problems_of(request) -> tuple[str, ...]:
     with pytest.raises(InvalidRequestError) as caught:
         build_context_packet(request)
-    # validate_request, the public rule 0, reports the very same problems.
+    # validate_request, the public check (step 1 of the rules), reports the very same problems.
     with pytest.raises(InvalidRequestError) as again:
         validate_request(request)
     assert again.value.problems == caught.value.problems

@@ -14,8 +14,8 @@ units are the book's abstract capacity units, not tokens, characters or cost.
 The package reads top to bottom as the chapter does, one module per role:
 [`request`][harnessbook.context_packet.request] (the request and its vocabulary),
 [`errors`][harnessbook.context_packet.errors] (the error and how it words problems),
-[`validation`][harnessbook.context_packet.validation] (rule 0),
-[`rules`][harnessbook.context_packet.rules] (rules 1 to 7),
+[`validation`][harnessbook.context_packet.validation] (step 1 of the rules page, validate),
+[`rules`][harnessbook.context_packet.rules] (the rules of steps 2 to 4),
 [`result`][harnessbook.context_packet.result] (the result),
 [`builder`][harnessbook.context_packet.builder] (the function that applies the rules) and
 [`demo`][harnessbook.context_packet.demo] (the chapter's demo request). Every public name is

@@ -1,4 +1,4 @@
-"""Rules 1 to 7 of chapter 6, one function per rule, in the order they apply.
+"""The rules of steps 2 to 4 of chapter 6, one function per rule, in the order they apply.
 
 [`provenance_gate`][harnessbook.context_packet.rules.provenance_gate] runs on the whole request
 first; [`processing_order`][harnessbook.context_packet.rules.processing_order] then fixes the
@@ -59,16 +59,16 @@ RULES: tuple[str, ...] = (
 
 
 # ---------------------------------------------------------------------------
-# Rule 1: the provenance gate
+# Step 2: the provenance gate
 # ---------------------------------------------------------------------------
 
 _PROVENANCE_KEYS: tuple[Literal["source", "capturedAt"], ...] = ("source", "capturedAt")
 
 
 def provenance_gate(candidates: list[Candidate]) -> list[UnknownItem]:
-    """Rule 1, provenance gate: list every candidate whose ``source`` or ``capturedAt`` is missing.
+    """Provenance gate: list every candidate whose ``source`` or ``capturedAt`` is missing.
 
-    Chapter: [rule 1, provenance gate][provenance-gate] on the rules page.
+    Chapter: [provenance gate][provenance-gate], step 2 on the rules page.
 
     A claim without provenance must not slip silently into the packet, so any entry here
     blocks assembly (``blocked`` / ``missing_provenance``).
@@ -93,14 +93,14 @@ def provenance_gate(candidates: list[Candidate]) -> list[UnknownItem]:
 
 
 # ---------------------------------------------------------------------------
-# Rule 2: processing order
+# Step 3: processing order
 # ---------------------------------------------------------------------------
 
 
 def processing_order(candidates: list[Candidate]) -> list[Candidate]:
-    """Rule 2, order: constraint and direct-evidence first, then history-summary, then reference.
+    """Processing order: constraint and direct-evidence first, then history-summary, then reference.
 
-    Chapter: [rule 2, processing order][processing-order] on the rules page.
+    Chapter: [processing order][processing-order], step 3 on the rules page.
 
     The sort is stable, so candidates of one tier keep their input order. The priority is
     the book's teaching convention, not a claim about what models need.
@@ -109,7 +109,7 @@ def processing_order(candidates: list[Candidate]) -> list[Candidate]:
 
 
 # ---------------------------------------------------------------------------
-# Rules 3 to 7: one decision per candidate
+# Step 4: one decision per candidate, by the first of five rules that applies
 # ---------------------------------------------------------------------------
 
 
@@ -118,16 +118,16 @@ def _is_current_direct_evidence(candidate: Candidate) -> bool:
 
 
 def _provenance(candidate: Candidate) -> tuple[str, str]:
-    # Rules 3 to 7 only see candidates that passed the provenance gate, so both keys hold
+    # The rules of step 4 only see candidates that passed the provenance gate, so both keys hold
     # non-blank strings; the request type allows them to be absent or null before the gate.
     return cast(str, candidate.get("source")), cast(str, candidate.get("capturedAt"))
 
 
 def expiry(candidate: Candidate) -> tuple[ExcludedItem, RefreshItem | None] | None:
-    """Rule 3, expiry: an expired candidate is excluded; expired current direct evidence also
+    """Expiry: an expired candidate is excluded; expired current direct evidence also
     asks for a refresh, so an old log is never written down as the current fact.
 
-    Chapter: [rule 3, expiry][expiry] on the rules page.
+    Chapter: [expiry][expiry], the first rule of step 4 on the rules page.
 
     Returns:
         ``None`` if the candidate is fresh, else its ``excluded`` entry and its ``refresh``
@@ -151,10 +151,10 @@ def expiry(candidate: Candidate) -> tuple[ExcludedItem, RefreshItem | None] | No
 def conflict(
     candidate: Candidate, fresh_evidence: dict[str, Candidate]
 ) -> tuple[ExcludedItem, RefreshItem] | None:
-    """Rule 4, conflict: a history summary that contradicts fresh current direct evidence is
+    """Conflict: a history summary that contradicts fresh current direct evidence is
     excluded and a refresh is requested, recording both sides' sources.
 
-    Chapter: [rule 4, conflict][conflict] on the rules page.
+    Chapter: [conflict][conflict], the second rule of step 4 on the rules page.
 
     The builder does not decide which side is true; it only refuses to let the old summary
     displace the new evidence.
@@ -196,9 +196,9 @@ def _conflicts_copy(candidate: Candidate) -> str | list[str]:
 
 
 def budget_fit(candidate: Candidate, remaining: int) -> SelectedItem | None:
-    """Rule 5, budget fit: a candidate that fits the remaining budget is selected in full.
+    """Budget fit: a candidate that fits the remaining budget is selected in full.
 
-    Chapter: [rule 5, budget fit][budget-fit] on the rules page.
+    Chapter: [budget fit][budget-fit], the third rule of step 4 on the rules page.
 
     First fit: a later, smaller candidate can still fit after a larger one did not.
 
@@ -231,9 +231,9 @@ class _Conflicts(TypedDict, total=False):
 
 
 def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
-    """Rule 6, pointer: a candidate over budget with a non-blank ``reference`` becomes a pointer.
+    """Pointer: a candidate over budget with a non-blank ``reference`` becomes a pointer.
 
-    Chapter: [rule 6, pointer][pointer] on the rules page.
+    Chapter: [pointer][pointer], the fourth rule of step 4 on the rules page.
 
     The pointer records where the item lives and what loading it would take; the builder
     never reads the reference.
@@ -266,10 +266,10 @@ def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
 
 
 def over_budget(candidate: Candidate, remaining: int) -> ExcludedItem:
-    """Rule 7, over budget: a candidate that neither fits nor can be pointed to is excluded,
+    """Over budget: a candidate that neither fits nor can be pointed to is excluded,
     with the units it required and the units that were available.
 
-    Chapter: [rule 7, over budget][over-budget] on the rules page.
+    Chapter: [over budget][over-budget], the last rule of step 4 on the rules page.
     """
     return {
         "id": candidate["id"],

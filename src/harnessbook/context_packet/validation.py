@@ -1,4 +1,4 @@
-"""Rule 0 of chapter 6, validate: check a request against the contract, every problem at once.
+"""Validate, step 1 of chapter 6's rules: check a request against the contract, every problem at once.
 
 The walk has two passes. The first checks each key of the request and of each candidate on
 its own, in request order. The second checks what only the whole request can tell: repeated
@@ -151,12 +151,10 @@ def _candidate_problem_count(candidate: object) -> int:
 
 
 def validate_request(request: object) -> None:
-    """Rule 0, validate: check a request against the contract, reporting every problem.
+    """Validate: check a request against the contract, reporting every problem.
 
-    Chapter: [rule 0, validate][validate] on the rules page.
-
-    See the chapter section "Deterministic selection rules", rule 1, and the field
-    reference for what each key accepts.
+    Chapter: [validate][validate], step 1 on the rules page; the field reference says what
+    each key accepts.
 
     Args:
         request: The would-be request, any Python value.
