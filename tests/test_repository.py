@@ -38,3 +38,30 @@ def test_chinese_section_gives_the_same_two_commands():
     block = match.group(1)
     commands = [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
     assert commands == quick_start_commands()
+
+
+# --------------------------------------------------------------------------- workers (conftest.py)
+
+
+def _workers_started(*args: str) -> str | None:
+    """The line in which pytest-xdist says how many workers it started, or None (no workers)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *args, "-k", "no_such_test_name"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 5, done.stdout[-2000:] + done.stderr[-2000:]  # 5: no test selected
+    return next((line for line in done.stdout.splitlines() if line.startswith("created: ")), None)
+
+
+def test_auto_workers_never_outnumber_the_named_files():
+    """``-n auto --dist loadfile`` keeps each file on one worker, so a command that names one
+    file runs it in pytest's own process, and one that names two starts at most two workers."""
+    assert _workers_started("tests/test_figure.py") is None
+    # Two workers, or none on a one-core machine; never one per core beyond the two files.
+    assert _workers_started("tests/test_figure.py", "tests/test_cli.py") in (None, "created: 2/2 workers")

@@ -1,0 +1,42 @@
+"""pytest settings for every run in this repository, whichever paths it is given (tests/, docs/).
+
+pyproject.toml runs pytest with ``-n auto --dist loadfile``: one pytest-xdist worker per CPU
+core, and all the tests of a file on one worker. When the command names only files, no file can
+use more than one worker, so more workers than files only cost their start-up (about two
+seconds for two workers here, before the first test runs). :func:`pytest_xdist_auto_num_workers`
+gives ``-n auto`` at most one worker per named file, and none at all (the tests run in pytest's
+own process) for a single file, such as ``pytest docs/chapters/06-context-packet/rules.md``.
+The tests and their outcomes are the same either way; ``-n N`` on the command line still wins.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def named_files(config: pytest.Config) -> set[Path] | None:
+    """The files the command line names (``path::test`` ids count as their file), or None when
+    it names a directory, names nothing (pytest then runs ``testpaths``) or a path that is not a file."""
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        return None
+    files = set()
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::", 1)[0])
+        if not path.is_file():
+            return None
+        files.add(path.resolve())
+    return files
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    files = named_files(config)
+    if files is None or config.option.dist != "loadfile":
+        return None  # xdist's own answer: one worker per core
+    # Only pytest-xdist calls this hook, so it is installed here.
+    from xdist.plugin import pytest_xdist_auto_num_workers as per_core  # type: ignore[import-untyped]
+
+    workers = min(len(files), int(per_core(config)))
+    return 0 if workers <= 1 else workers
