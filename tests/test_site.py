@@ -25,7 +25,8 @@ from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import pytest
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Tag
+from bs4.element import NavigableString, PageElement
 from mkdocs.utils.yaml import yaml_load
 
 from tests import soup
@@ -120,10 +121,13 @@ def is_external(url: str) -> bool:
     return parsed.hostname != SITE_HOST
 
 
-def html_urls(text: str) -> list[str]:
-    """What an HTML document would load: every URL attribute except <a href>, inline CSS and JS."""
+def html_urls(markup: str | BeautifulSoup) -> list[str]:
+    """What an HTML document would load: every URL attribute except <a href>, inline CSS and JS.
+
+    ``markup`` is the text, or a parsed document (a built page's, shared with the other tests)."""
     found: list[str] = []
-    for tag in soup.parse(text).find_all(True):
+    document = soup.parse(markup) if isinstance(markup, str) else markup
+    for tag in document.find_all(True):
         for name, raw in tag.attrs.items():
             value = " ".join(raw) if isinstance(raw, list) else raw
             if name == "style":
@@ -184,10 +188,10 @@ def json_urls(value, key: str = "") -> list[str]:
 
 
 def external_references(path: Path) -> list[str]:
-    text = path.read_text(encoding="utf-8", errors="replace")
     suffix = path.suffix
     if suffix == ".html":
-        return html_urls(text)
+        return html_urls(soup.page(path))
+    text = path.read_text(encoding="utf-8", errors="replace")
     if suffix == ".css":
         return css_urls(text)
     if suffix in (".js", ".mjs"):
@@ -651,15 +655,34 @@ ADMONITION_DEFAULTS = {
 LABEL_ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "content")
 
 
-def chrome(text: str | BeautifulSoup) -> BeautifulSoup:
-    """The page without its content: header, navigation, search, table of contents, footer."""
-    document = soup.parse(str(text))  # a copy: the parsed page stays as it is
-    for tag in document.find_all(["article", "script", "style", "svg"]):
-        tag.decompose()
-    # The language switcher names each edition in its own language (中文 / English).
-    for tag in document.find_all(["a", "link"], hreflang=True):
-        tag.decompose()
-    return document
+def _left_out_of_chrome(tag: Tag) -> bool:
+    # The content, scripts, styles and icons; and the language switcher, which names each
+    # edition in its own language (中文 / English).
+    return tag.name in ("article", "script", "style", "svg") or (
+        tag.name in ("a", "link") and tag.has_attr("hreflang")
+    )
+
+
+def chrome_labels(markup: str | BeautifulSoup) -> list[str]:
+    """:func:`labels` of the page without its content: header, navigation, search, table of
+    contents, footer. A parsed page is read in place (it is shared, so nothing is removed)."""
+    document = soup.parse(markup) if isinstance(markup, str) else markup
+
+    def in_chrome(node: PageElement) -> bool:
+        return not any(_left_out_of_chrome(parent) for parent in node.parents)
+
+    found = [
+        text.strip()
+        for text in document.find_all(string=True)
+        if type(text) is NavigableString and in_chrome(text)
+    ]
+    for tag in document.find_all(True):
+        if _left_out_of_chrome(tag) or not in_chrome(tag):
+            continue
+        found += [
+            value.strip() for name in LABEL_ATTRIBUTES if (value := soup.attribute(tag, name)) is not None
+        ]
+    return [label for label in found if label]
 
 
 def labels(fragment: str | BeautifulSoup) -> list[str]:
@@ -721,7 +744,7 @@ def test_english_chrome_has_no_chinese(built_site):
         name = page.relative_to(site)
         if soup.html_lang(document) != "en":
             problems.append(f'{name}: not <html lang="en">')
-        for label in labels(chrome(document)) + content_labels(document):
+        for label in chrome_labels(document) + content_labels(document):
             if HAN.search(label):
                 problems.append(f"{name}: {label!r}")
         # Labels the scripts write (copy button, search results) come from __config.
@@ -741,7 +764,7 @@ def test_chinese_chrome_is_chinese(built_site):
         name = page.relative_to(site)
         if soup.html_lang(document) != "zh":
             problems.append(f'{name}: not <html lang="zh">')
-        for label in labels(chrome(document)) + content_labels(document):
+        for label in chrome_labels(document) + content_labels(document):
             if label in ENGLISH_LABELS or label in ADMONITION_DEFAULTS:
                 problems.append(f"{name}: {label!r}")
         placeholder = soup.attribute(document.select_one("input.md-search__input"), "placeholder")
@@ -759,7 +782,7 @@ def test_chinese_chrome_is_chinese(built_site):
 def test_english_chrome_speaks_english(built_site):
     """The English labels are there (not merely the Chinese ones gone)."""
     site = built_site.path
-    found = set(labels(chrome(soup.page(site / "en" / "index.html"))))
+    found = set(chrome_labels(soup.page(site / "en" / "index.html")))
     for label in ("Search", "Switch to dark mode", "Switch to light mode", "Home"):
         assert label in found, f"en/index.html: no {label!r} in the interface"
 
@@ -769,7 +792,7 @@ def test_the_chrome_check_catches_a_chinese_label():
         '<html lang="en"><header><input class="md-search__input" placeholder="搜索"></header>'
         "<article>中文正文</article></html>"
     )
-    assert [label for label in labels(chrome(page)) if HAN.search(label)] == ["搜索"]
+    assert [label for label in chrome_labels(page) if HAN.search(label)] == ["搜索"]
     page = (
         '<article><p class="admonition-title">Note</p>'
         '<h2 id="x">X<a class="headerlink" href="#x" title="Permanent link">¶</a></h2></article>'
