@@ -427,6 +427,7 @@ def suite_figures() -> dict[str, Any]:
             "seconds": time.perf_counter() - start,
             "summary": lines[-1].strip("= ") if lines else "",
             "exit_code": completed.returncode,
+            "failed": [line for line in lines if line.startswith(("FAILED ", "ERROR "))],
         }
         if name == "browser":
             runs[name]["lighthouse"] = [
@@ -710,6 +711,9 @@ def report(figures: dict[str, Any], command: str) -> str:
                 + (f"≤ {target:.0f} s: {verdict(run['seconds'], target)}" if target else "")
                 + " |"
             )
+        failed = [line for run in suite.values() for line in run.get("failed", [])]
+        if failed:
+            lines += ["", "Failed in these runs:", "", *(f"- `{line}`" for line in failed)]
         if "not browser" in suite and "browser" in suite:
             whole = suite["not browser"]["seconds"] + suite["browser"]["seconds"]
             lines += [
