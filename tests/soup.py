@@ -50,6 +50,7 @@ def material_config(document: BeautifulSoup) -> dict[str, Any] | None:
     return config
 
 
-def texts(node: Tag) -> list[str]:
-    """The text nodes under ``node`` (no comments, doctype or other markup declarations)."""
-    return [str(s) for s in node.find_all(string=True) if type(s) is NavigableString]
+def texts(node: Tag) -> list[NavigableString]:
+    """The text nodes under ``node`` (no comments, doctype or other markup declarations), in
+    document order; each is a ``str`` that still knows its place in the tree."""
+    return [s for s in node.find_all(string=True) if type(s) is NavigableString]

@@ -20,13 +20,14 @@ import re
 import shutil
 import subprocess
 import warnings
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import pytest
 from bs4 import BeautifulSoup, Tag
-from bs4.element import NavigableString, PageElement
+from bs4.element import PageElement
 from mkdocs.utils.yaml import yaml_load
 
 from tests import soup
@@ -666,32 +667,25 @@ def _left_out_of_chrome(tag: Tag) -> bool:
 def chrome_labels(markup: str | BeautifulSoup) -> list[str]:
     """:func:`labels` of the page without its content: header, navigation, search, table of
     contents, footer. A parsed page is read in place (it is shared, so nothing is removed)."""
-    document = soup.parse(markup) if isinstance(markup, str) else markup
 
     def in_chrome(node: PageElement) -> bool:
-        return not any(_left_out_of_chrome(parent) for parent in node.parents)
+        return not any(_left_out_of_chrome(n) for n in (node, *node.parents) if isinstance(n, Tag))
 
-    found = [
-        text.strip()
-        for text in document.find_all(string=True)
-        if type(text) is NavigableString and in_chrome(text)
-    ]
-    for tag in document.find_all(True):
-        if _left_out_of_chrome(tag) or not in_chrome(tag):
-            continue
-        found += [
-            value.strip() for name in LABEL_ATTRIBUTES if (value := soup.attribute(tag, name)) is not None
-        ]
-    return [label for label in found if label]
+    return labels(markup, in_chrome)
 
 
-def labels(fragment: str | BeautifulSoup) -> list[str]:
+def labels(
+    fragment: str | BeautifulSoup, keep: Callable[[PageElement], bool] = lambda node: True
+) -> list[str]:
+    """The words of a page a reader or a screen reader meets: its text and its label attributes
+    (:data:`LABEL_ATTRIBUTES`), of the nodes ``keep`` accepts."""
     document = fragment if isinstance(fragment, BeautifulSoup) else soup.parse(fragment)
-    found = [text.strip() for text in soup.texts(document)]
+    found = [text.strip() for text in soup.texts(document) if keep(text)]
     for tag in document.find_all(True):
-        found += [
-            value.strip() for name in LABEL_ATTRIBUTES if (value := soup.attribute(tag, name)) is not None
-        ]
+        if keep(tag):
+            found += [
+                value.strip() for name in LABEL_ATTRIBUTES if (value := soup.attribute(tag, name)) is not None
+            ]
     return [label for label in found if label]
 
 

@@ -199,8 +199,9 @@ class PageLog:
         )
 
 
-def moved_on(page) -> Callable[[Any], bool]:
-    """A predicate for ``requestfailed``: was this request aborted because its page moved on?
+def on_failed_request(page, record: Callable[[Any], object]) -> None:
+    """Call ``record(request)`` for each request of ``page`` that fails, except one aborted
+    because its page moved on.
 
     Chromium aborts what an old document still had in flight (often the favicon it asks for
     after ``load``) when the page navigates to the next one. Those ``net::ERR_ABORTED`` failures
@@ -216,10 +217,13 @@ def moved_on(page) -> Callable[[Any], bool]:
             navigations += 1
         born[request] = navigations
 
+    def on_failed(request) -> None:
+        left_behind = request.failure == "net::ERR_ABORTED" and born.get(request, navigations) < navigations
+        if not left_behind:
+            record(request)
+
     page.on("request", on_request)
-    return lambda request: (
-        request.failure == "net::ERR_ABORTED" and born.get(request, navigations) < navigations
-    )
+    page.on("requestfailed", on_failed)
 
 
 def attach_log(page, site_url: str) -> PageLog:
@@ -239,13 +243,7 @@ def attach_log(page, site_url: str) -> PageLog:
     page.on("request", lambda request: log.requests.append(request.url))
     page.on("console", on_console)
     page.on("pageerror", lambda error: log.console_errors.append(f"uncaught: {error}"))
-    left_behind = moved_on(page)
-    page.on(
-        "requestfailed",
-        lambda request: (
-            None if left_behind(request) else log.failed.append(f"{request.url} ({request.failure})")
-        ),
-    )
+    on_failed_request(page, lambda request: log.failed.append(f"{request.url} ({request.failure})"))
     page.on("response", on_response)
     return log
 

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser.conftest import moved_on
+from tests.browser.conftest import on_failed_request
 from tests.browser.test_playground import (
     OPEN,
     assert_same_as_cpython,
@@ -133,11 +133,7 @@ def nginx_visits(browser, nginx, site_root: Path) -> dict[str, Visit]:
         "console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None
     )
     page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
-    left_behind = moved_on(page)
-    page.on(
-        "requestfailed",
-        lambda r: None if left_behind(r) else problems.append(f"failed: {r.url} ({r.failure})"),
-    )
+    on_failed_request(page, lambda r: problems.append(f"failed: {r.url} ({r.failure})"))
     page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
     page.on(
         "request",
