@@ -31,6 +31,8 @@ from tests.browser.test_playground import (
     goto,
     open_and_run,
     page_url,
+    runtime_start,
+    stored_snapshots,
     wait_done,
 )
 
@@ -207,6 +209,7 @@ def test_a_second_page_reuses_the_cached_runtime(browser, nginx, page_logger):
     context = browser.new_context()
     try:
         served = []
+        starts = []
         for markdown in pages:
             before = len(nginx.served())
             page = context.new_page()
@@ -215,11 +218,15 @@ def test_a_second_page_reuses_the_cached_runtime(browser, nginx, page_logger):
             assert open_and_run(page, 0)["kind"] == "result"
             served.append([line for line in nginx.served()[before:] if "/pyodide-" in line])
             assert log.console_errors == [] and log.failed == []
+            starts.append(runtime_start(page))
+            stored_snapshots(page)  # the first page stores the started runtime
             page.close()
     finally:
         context.close()
     assert any(line.endswith(".wasm") for line in served[0]), served[0]
     assert served[1] == [], f"fetched again on the second page: {served[1]}"
+    # And under the production policy, the second page starts from the first one's snapshot.
+    assert starts == ["cold", "snapshot"]
 
 
 # --------------------------------------------------------------------------- 404, caching, compression

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -235,15 +235,25 @@ def rendered_requests(site_root: Path, url: str) -> list[str]:
     return blocks
 
 
+@pytest.fixture(scope="module")
+def reader(browser) -> Iterator[Any]:
+    """One browser context for the pages below, like one reader going from page to page: the
+    first page starts the runtime cold and stores its snapshot; the others start from it."""
+    context = browser.new_context()
+    yield context
+    context.close()
+
+
 @pytest.mark.parametrize(
     "markdown", EXAMPLE_PAGES, ids=[p.relative_to(DOCS).as_posix() for p in EXAMPLE_PAGES]
 )
-def test_every_example_gives_cpythons_result(new_page, site_server, site_url, markdown: Path):
+def test_every_example_gives_cpythons_result(reader, page_logger, site_server, site_url, markdown: Path):
     url = page_url(markdown)
     rendered = rendered_requests(Path(site_server.root), url)
     fences = request_fences(markdown)
     assert len(rendered) == len(fences), f"{url}: {len(fences)} request.json fences, {len(rendered)} rendered"
-    page, log = new_page()
+    page = reader.new_page()
+    log = page_logger(page)
     goto(page, site_url + url)
     controls = page.locator(OPEN)
     assert controls.count() == len(rendered), (
@@ -270,7 +280,11 @@ def test_every_example_gives_cpythons_result(new_page, site_server, site_url, ma
     wasm = [u for u in log.requests if u.endswith("/pyodide.asm.wasm")]
     assert len(wasm) == 1, wasm
     assert log.problems() == [], log.problems()
-    print(f"{url}: {len(rendered)} examples, runtime ready and first result after {first_run:.1f} s")
+    start = page.evaluate("document.documentElement.getAttribute('data-playground-runtime')")
+    page.close()
+    print(
+        f"{url}: {len(rendered)} examples, runtime ({start}) ready and first result after {first_run:.1f} s"
+    )
 
 
 # --------------------------------------------------------------------------- the reader's paths
@@ -321,6 +335,103 @@ def test_intent_to_run_starts_loading_the_runtime_before_the_click(new_page, sit
     assert page.evaluate("() => document.querySelectorAll('.hb-playground').length") == 0  # no click yet
     open_and_run(page, 0)
     assert log.problems() == []
+
+
+SNAPSHOTS = """async () => {
+  const cache = await caches.open('harnessbook-playground');
+  const out = [];
+  for (const request of await cache.keys()) {
+    out.push({url: request.url, size: (await (await cache.match(request)).blob()).size});
+  }
+  return out;
+}"""
+
+
+def runtime_start(page) -> str | None:
+    """How the page's runtime started: "cold", or "snapshot" (from the one an earlier page stored)."""
+    return page.evaluate("document.documentElement.getAttribute('data-playground-runtime')")
+
+
+def stored_snapshots(page, at_least: int = 1) -> list[dict]:
+    """The snapshots in Cache Storage, once at least ``at_least`` is there (stored after a run)."""
+    for _ in range(300):
+        found = page.evaluate(SNAPSHOTS)
+        if len(found) >= at_least:
+            return found
+        page.wait_for_timeout(100)
+    return page.evaluate(SNAPSHOTS)
+
+
+def first_result(context, site_url: str, markdown: Path) -> tuple[Any, dict]:
+    page = context.new_page()
+    goto(page, site_url + page_url(markdown))
+    shown = open_and_run(page, 0)
+    assert_same_as_cpython(shown, shown["editor"], page_url(markdown))
+    return page, shown
+
+
+def test_the_next_page_starts_from_the_snapshot_the_first_stored(browser, site_url):
+    zh = example_page()
+    context = browser.new_context()
+    try:
+        first, _ = first_result(context, site_url, zh)
+        assert runtime_start(first) == "cold"
+        snapshots = stored_snapshots(first)
+        # One snapshot, named by the runtime's versioned folder and the package's SHA-256.
+        assert len(snapshots) == 1, snapshots
+        assert re.search(
+            r"/assets/playground/pyodide-[\d.]+/harnessbook-[0-9a-f]{64}\.snapshot$", snapshots[0]["url"]
+        )
+        assert 1_000_000 < snapshots[0]["size"] < 20_000_000, snapshots  # gzip-compressed
+        first.close()
+        second, _ = first_result(context, site_url, zh.with_name(zh.name[: -len(".md")] + ".en.md"))
+        assert runtime_start(second) == "snapshot"
+        # A runtime restored from the snapshot runs the next request as the cold one does.
+        assert_same_as_cpython(
+            run_edited(second, 0, json.dumps(demo_request())), json.dumps(demo_request()), "demo"
+        )
+        assert stored_snapshots(second) == snapshots
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("damage", ["not-gzip", "not-a-snapshot"])
+def test_a_snapshot_that_does_not_restore_is_replaced(browser, site_url, damage):
+    markdown = example_page()
+    context = browser.new_context()
+    try:
+        first, _ = first_result(context, site_url, markdown)
+        [stored] = stored_snapshots(first)
+        body = (
+            "'not gzip'"
+            if damage == "not-gzip"
+            else (
+                "new Blob([new Uint8Array(1 << 20).fill(7)]).stream().pipeThrough(new CompressionStream('gzip'))"
+            )
+        )
+        first.evaluate(
+            f"""async url => {{
+              const cache = await caches.open('harnessbook-playground');
+              await cache.put(url, new Response({body}));
+            }}""",
+            stored["url"],
+        )
+        assert stored_snapshots(first)[0]["size"] < 100_000
+        first.close()
+        second, _ = first_result(context, site_url, markdown)
+        assert runtime_start(second) == "cold"
+        [replaced] = stored_snapshots(second)
+        for _ in range(100):  # the new snapshot is stored after the run
+            if replaced["size"] > 1_000_000:
+                break
+            second.wait_for_timeout(100)
+            [replaced] = second.evaluate(SNAPSHOTS)
+        # Same name; a fresh snapshot (its bytes differ from one start to the next).
+        assert replaced["url"] == stored["url"] and replaced["size"] > 1_000_000, (
+            f"the damaged snapshot was not replaced by a good one: {replaced}"
+        )
+    finally:
+        context.close()
 
 
 def test_edited_request_gives_the_new_result(new_page, site_url):

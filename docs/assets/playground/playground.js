@@ -188,6 +188,8 @@
           clearTimeout(timer);
           state.info = message;
           state.listeners = [];
+          // "cold" or "snapshot" (the worker started from the snapshot an earlier page stored).
+          document.documentElement.setAttribute("data-playground-runtime", message.start);
           resolve(message);
         } else if (message.type === "init-error") {
           if (message.reason === "wasm-mime") {

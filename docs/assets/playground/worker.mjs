@@ -2,7 +2,7 @@
 //
 // Started by playground.js the first time a reader asks to run an example, never before.
 // Messages in:  {type: "init", indexURL, packageURL}   then   {type: "run", id, text, lang}
-// Messages out: {type: "progress", stage}  {type: "ready", pyodide, python}
+// Messages out: {type: "progress", stage}  {type: "ready", pyodide, python, start: "cold" | "snapshot"}
 //               {type: "init-error", reason: "wasm-mime" | "wasm-csp" | "module" | "load", message, contentType?}
 //               {type: "outcome", id, outcome: {...}}   (see RUNNER below)
 // A run names the edition's language (lang: "zh" | "en") for the figure's words.
@@ -141,6 +141,57 @@ if (typeof WebAssembly.instantiateStreaming === "function") {
 
 let run = null;
 
+// The started runtime is kept in the browser's Cache Storage as a memory snapshot (Pyodide's
+// makeMemorySnapshot, gzip-compressed, about 7 MB), so that the next page's playground starts
+// from it in about a second instead of starting CPython again. One snapshot is kept, named by
+// the runtime's folder (its version) and the package's SHA-256: a new build replaces it. Where
+// Cache Storage is missing (a page served over plain http from another host), or a stored
+// snapshot does not restore, the runtime starts as before.
+const SNAPSHOT_CACHE = "harnessbook-playground";
+const IMPORTS = `
+import sys
+sys.path.insert(0, "/home/pyodide/harnessbook-src")
+import harnessbook.cli, harnessbook.figure, json, traceback
+`;
+
+async function snapshotKey(indexURL, packageBytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", packageBytes));
+  const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return new URL(`harnessbook-${hex}.snapshot`, indexURL).href;
+}
+
+async function openSnapshots() {
+  try {
+    return self.caches ? await self.caches.open(SNAPSHOT_CACHE) : null;
+  } catch {
+    return null; // storage refused (private mode, quota): start without a snapshot
+  }
+}
+
+async function storedSnapshot(cache, key) {
+  try {
+    const response = cache && (await cache.match(key));
+    if (!response) return null;
+    const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  } catch {
+    return null;
+  }
+}
+
+async function storeSnapshot(cache, key, snapshot) {
+  try {
+    const body = new Blob([snapshot]).stream().pipeThrough(new CompressionStream("gzip"));
+    const compressed = await new Response(body).blob();
+    for (const old of await cache.keys()) {
+      if (old.url !== key) await cache.delete(old);
+    }
+    await cache.put(key, new Response(compressed, { headers: { "Content-Type": "application/octet-stream" } }));
+  } catch {
+    // Not stored (quota, storage turned off): the next page starts the runtime as this one did.
+  }
+}
+
 async function init(indexURL, packageURL) {
   self.postMessage({ type: "progress", stage: "runtime" });
   // The package is fetched while the runtime loads; a failed fetch is reported after it.
@@ -159,7 +210,7 @@ async function init(indexURL, packageURL) {
     reportFailure("module", describe(error));
     return;
   }
-  const pyodide = await loadPyodide({
+  const options = {
     indexURL,
     // Packages would come from here too; the playground loads none, and this keeps even a
     // stray loadPackage call on this host instead of Pyodide's default CDN.
@@ -167,14 +218,39 @@ async function init(indexURL, packageURL) {
     fullStdLib: false,
     stdout: () => {},
     stderr: () => {},
-  });
+  };
+  const cache = await openSnapshots();
+  const key = cache && (await snapshotKey(indexURL, await packageBytes));
+  const stored = key && (await storedSnapshot(cache, key));
+  let pyodide = null;
+  let start = "cold";
+  if (stored) {
+    try {
+      pyodide = await loadPyodide({ ...options, _loadSnapshot: stored });
+      start = "snapshot";
+    } catch {
+      if (failureReported) return;
+      await cache.delete(key); // a snapshot that does not restore is not tried again
+    }
+  }
+  if (pyodide === null) {
+    pyodide = await loadPyodide({ ...options, _makeSnapshot: Boolean(key) });
+  }
   self.postMessage({ type: "progress", stage: "package" });
   const target = "/home/pyodide/harnessbook-src";
   pyodide.unpackArchive(await packageBytes, "zip", { extractDir: target });
-  pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(target)})`);
+  let snapshot = null;
+  if (start === "cold") {
+    pyodide.runPython(IMPORTS);
+    // Taken before any run, so that it holds the started runtime and nothing of a request.
+    snapshot = key ? pyodide.makeMemorySnapshot() : null;
+  }
   run = pyodide.runPython(RUNNER);
   const python = pyodide.runPython("import sys; '.'.join(map(str, sys.version_info[:3]))");
-  self.postMessage({ type: "ready", pyodide: pyodide.version, python });
+  self.postMessage({ type: "ready", pyodide: pyodide.version, python, start });
+  if (snapshot) {
+    await storeSnapshot(cache, key, snapshot);
+  }
 }
 
 self.addEventListener("message", async (event) => {
