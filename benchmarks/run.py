@@ -486,13 +486,29 @@ def page_weight_figures(site_dir: Path) -> dict[str, Any]:
 PLAYGROUND_ROUNDS = 3
 
 
+# A repeat run timed inside the page, from the click on Run to the panel's run count going up
+# (the result drawn): Playwright's own round trips and polling are not part of it.
+TIMED_REPEAT = """() => new Promise(resolve => {
+  const panel = document.querySelector('[data-playground-runs]');
+  const before = panel.getAttribute('data-playground-runs');
+  const start = performance.now();
+  new MutationObserver((_, observer) => {
+    if (panel.getAttribute('data-playground-runs') !== before) {
+      observer.disconnect();
+      resolve(performance.now() - start);
+    }
+  }).observe(panel, {attributes: true, attributeFilter: ['data-playground-runs']});
+  panel.querySelector('[data-playground-run]').click();
+})"""
+
+
 def playground_figures(site_dir: Path) -> dict[str, Any]:
     """The in-browser playground on the browser tests' server (gzip, as a static host sends it).
 
     Per round, in a fresh browser profile: the first run timed from the click on "Run in
     browser" (the pointer arrives with the click, so loading starts then); the first run
     when the pointer rests on the control for one second before the click (loading starts on
-    that intent); five repeat runs; and a second page in the same profile: its first run,
+    that intent); five repeat runs, timed in the page; and a second page in the same profile: its first run,
     whether its runtime started from the snapshot the first page stored, and the runtime files
     it asked the server for (the browser's cache should serve them all).
     """
@@ -529,12 +545,7 @@ def playground_figures(site_dir: Path) -> dict[str, Any]:
                 page = context.new_page()
                 page.goto(server.url + first, wait_until="networkidle")
                 figures["cold_click_s"] = timed_first_run(page, 0)
-                repeats = []
-                for n in range(5):
-                    start = time.perf_counter()
-                    page.locator("[data-playground-run]").first.click()
-                    wait_done(page, 0, after=n + 1)
-                    repeats.append(time.perf_counter() - start)
+                repeats = [page.evaluate(TIMED_REPEAT) / 1000 for _ in range(5)]
                 figures["repeat_s"] = statistics.median(repeats)
                 before = len(server.hits)
                 page = context.new_page()
@@ -761,7 +772,7 @@ def report(figures: dict[str, Any], command: str) -> str:
                 f"| first run, timed from the click | {seconds('cold_click_s')} | ≤ 2.5 s: "
                 f"{verdict(play['cold_click_s'], 2.5)} |",
                 f"| first run, pointer on the control 1 s before the click | {seconds('cold_intent_s')} | |",
-                f"| a repeat run (median of 5) | {seconds('repeat_s')} | ≤ 0.1 s: "
+                f"| a repeat run, click to drawn result, timed in the page (median of 5) | {seconds('repeat_s')} | ≤ 0.1 s: "
                 f"{verdict(play['repeat_s'], 0.1)} |",
                 f"| first run on a second page, same browser | {seconds('second_page_s')} | ≤ 2.5 s: "
                 f"{verdict(play['second_page_s'], 2.5)} |",

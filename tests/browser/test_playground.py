@@ -244,16 +244,37 @@ def reader(browser) -> Iterator[Any]:
     context.close()
 
 
+@pytest.fixture
+def reader_page(reader, page_logger) -> Iterator[Any]:
+    """``page, log = reader_page(viewport=None)``: a page in the shared reader context, whose
+    runtime starts from the stored snapshot once one page has stored it (closed after the test).
+
+    For tests whose runtime may start either way; a test that needs a browser with nothing
+    stored, or that leaves state behind (the colour scheme), uses ``new_page`` instead.
+    """
+    pages = []
+
+    def make(viewport: dict[str, int] | None = None):
+        page = reader.new_page()
+        pages.append(page)
+        if viewport:
+            page.set_viewport_size(viewport)
+        return page, page_logger(page)
+
+    yield make
+    for page in pages:
+        page.close()
+
+
 @pytest.mark.parametrize(
     "markdown", EXAMPLE_PAGES, ids=[p.relative_to(DOCS).as_posix() for p in EXAMPLE_PAGES]
 )
-def test_every_example_gives_cpythons_result(reader, page_logger, site_server, site_url, markdown: Path):
+def test_every_example_gives_cpythons_result(reader_page, site_server, site_url, markdown: Path):
     url = page_url(markdown)
     rendered = rendered_requests(Path(site_server.root), url)
     fences = request_fences(markdown)
     assert len(rendered) == len(fences), f"{url}: {len(fences)} request.json fences, {len(rendered)} rendered"
-    page = reader.new_page()
-    log = page_logger(page)
+    page, log = reader_page()
     goto(page, site_url + url)
     controls = page.locator(OPEN)
     assert controls.count() == len(rendered), (
@@ -280,10 +301,9 @@ def test_every_example_gives_cpythons_result(reader, page_logger, site_server, s
     wasm = [u for u in log.requests if u.endswith("/pyodide.asm.wasm")]
     assert len(wasm) == 1, wasm
     assert log.problems() == [], log.problems()
-    start = page.evaluate("document.documentElement.getAttribute('data-playground-runtime')")
-    page.close()
     print(
-        f"{url}: {len(rendered)} examples, runtime ({start}) ready and first result after {first_run:.1f} s"
+        f"{url}: {len(rendered)} examples, runtime ({runtime_start(page)}) ready and first result "
+        f"after {first_run:.1f} s"
     )
 
 
@@ -434,9 +454,9 @@ def test_a_snapshot_that_does_not_restore_is_replaced(browser, site_url, damage)
         context.close()
 
 
-def test_edited_request_gives_the_new_result(new_page, site_url):
+def test_edited_request_gives_the_new_result(reader_page, site_url):
     markdown = example_page()
-    page, log = new_page()
+    page, log = reader_page()
     goto(page, site_url + page_url(markdown))
     first = open_and_run(page, 0)
     assert first["kind"] == "result"
@@ -459,8 +479,8 @@ def test_edited_request_gives_the_new_result(new_page, site_url):
     assert log.problems() == []
 
 
-def test_malformed_request_shows_the_problems_as_text(new_page, site_url):
-    page, log = new_page()
+def test_malformed_request_shows_the_problems_as_text(reader_page, site_url):
+    page, log = reader_page()
     goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
     hostile = "<img src=x onerror=\"document.title='pwned'\">"
@@ -480,8 +500,8 @@ def test_malformed_request_shows_the_problems_as_text(new_page, site_url):
     assert log.problems() == []
 
 
-def test_request_content_is_rendered_as_text_in_results(new_page, site_url):
-    page, log = new_page()
+def test_request_content_is_rendered_as_text_in_results(reader_page, site_url):
+    page, log = reader_page()
     goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
     request = demo_request()
@@ -506,8 +526,8 @@ INVALID_JSON = [
 ]
 
 
-def test_invalid_json_is_reported_as_such(new_page, site_url):
-    page, log = new_page()
+def test_invalid_json_is_reported_as_such(reader_page, site_url):
+    page, log = reader_page()
     goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
     for text in INVALID_JSON:
@@ -619,11 +639,11 @@ def test_runtime_that_does_not_load_in_time_gives_a_clear_message_then_retry_wor
 
 
 @pytest.mark.parametrize("edition", ["zh", "en"])
-def test_keyboard_only_use_with_translated_labels(new_page, site_url, edition):
+def test_keyboard_only_use_with_translated_labels(reader_page, site_url, edition):
     markdown = example_page()
     if edition == "en":
         markdown = markdown.with_name(markdown.name[: -len(".md")] + ".en.md")
-    page, log = new_page()
+    page, log = reader_page()
     goto(page, site_url + page_url(markdown))
     labels = LABELS[edition]
     control = page.locator(OPEN).first
@@ -756,11 +776,11 @@ def python_svg_texts(result: Mapping[str, Any], lang: Literal["zh", "en"]) -> li
 
 
 @pytest.mark.parametrize("edition", ["zh", "en"])
-def test_the_playground_draws_the_pages_figure_after_every_run(new_page, site_url, edition):
+def test_the_playground_draws_the_pages_figure_after_every_run(reader_page, site_url, edition):
     markdown = example_page()
     if edition == "en":
         markdown = markdown.with_name(markdown.name[: -len(".md")] + ".en.md")
-    page, log = new_page(viewport={"width": 360, "height": 800})
+    page, log = reader_page(viewport={"width": 360, "height": 800})
     goto(page, site_url + page_url(markdown))
     shown = open_and_run(page, 0)
     output = panel_of(page, 0).locator("[data-playground-output]")
@@ -790,8 +810,8 @@ HOSTILE_IDS = [
 ]
 
 
-def test_hostile_ids_stay_text_in_the_playground_figure(new_page, site_url):
-    page, log = new_page()
+def test_hostile_ids_stay_text_in_the_playground_figure(reader_page, site_url):
+    page, log = reader_page()
     goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
     request = demo_request()
@@ -872,8 +892,8 @@ def assert_next_run_works(page) -> None:
     assert_same_as_cpython(run_edited(page, 0, text), text, "a normal request after a hostile one")
 
 
-def test_a_hundred_thousand_empty_candidates_keep_the_page_responsive(new_page, site_url):
-    page, log = new_page()
+def test_a_hundred_thousand_empty_candidates_keep_the_page_responsive(reader_page, site_url):
+    page, log = reader_page()
     goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
     text = json.dumps({"taskAnchor": {}, "budgetUnits": 1, "candidates": [{}] * 100_000})
@@ -888,8 +908,8 @@ def test_a_hundred_thousand_empty_candidates_keep_the_page_responsive(new_page, 
     assert log.problems() == []
 
 
-def test_a_huge_result_is_drawn_capped_without_a_long_task(new_page, site_url):
-    page, log = new_page()
+def test_a_huge_result_is_drawn_capped_without_a_long_task(reader_page, site_url):
+    page, log = reader_page()
     goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
     request = demo_request()
@@ -915,8 +935,8 @@ HOSTILE_TEXTS = {
 }
 
 
-def test_hostile_json_is_bad_input_not_a_bug_and_the_next_run_works(new_page, site_url):
-    page, log = new_page()
+def test_hostile_json_is_bad_input_not_a_bug_and_the_next_run_works(reader_page, site_url):
+    page, log = reader_page()
     goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
     for name, text in HOSTILE_TEXTS.items():
