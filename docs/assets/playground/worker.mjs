@@ -155,9 +155,13 @@ import harnessbook.cli, harnessbook.figure, json, traceback
 `;
 
 async function snapshotKey(indexURL, packageBytes) {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", packageBytes));
-  const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
-  return new URL(`harnessbook-${hex}.snapshot`, indexURL).href;
+  try {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", packageBytes));
+    const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+    return new URL(`harnessbook-${hex}.snapshot`, indexURL).href;
+  } catch {
+    return null; // no digest, no name: start without a snapshot
+  }
 }
 
 async function openSnapshots() {
@@ -192,9 +196,28 @@ async function storeSnapshot(cache, key, snapshot) {
   }
 }
 
+// Start Pyodide, from a stored snapshot or cold, and make the package's runner. A cold start
+// with a snapshot name takes the snapshot after the imports and before any run, so that it
+// holds the started runtime and nothing of a request.
+async function start(loadPyodide, options, packageBytes, { snapshot, snapshotName }) {
+  const pyodide = await loadPyodide(
+    snapshot ? { ...options, _loadSnapshot: snapshot } : { ...options, _makeSnapshot: Boolean(snapshotName) },
+  );
+  self.postMessage({ type: "progress", stage: "package" });
+  pyodide.unpackArchive(packageBytes, "zip", { extractDir: "/home/pyodide/harnessbook-src" });
+  let made = null;
+  if (!snapshot) {
+    pyodide.runPython(IMPORTS);
+    made = snapshotName ? pyodide.makeMemorySnapshot() : null;
+  }
+  const runner = pyodide.runPython(RUNNER);
+  const python = pyodide.runPython("import sys; '.'.join(map(str, sys.version_info[:3]))");
+  return { pyodide, runner, python, made };
+}
+
 async function init(indexURL, packageURL) {
   self.postMessage({ type: "progress", stage: "runtime" });
-  // The package is fetched while the runtime loads; a failed fetch is reported after it.
+  // The package (about 50 KB) is fetched while Pyodide's module loads.
   const packageBytes = fetch(packageURL).then((response) => {
     if (!response.ok) {
       throw new Error(`${packageURL}: HTTP ${response.status}`);
@@ -219,37 +242,27 @@ async function init(indexURL, packageURL) {
     stdout: () => {},
     stderr: () => {},
   };
+  const bytes = await packageBytes;
   const cache = await openSnapshots();
-  const key = cache && (await snapshotKey(indexURL, await packageBytes));
-  const stored = key && (await storedSnapshot(cache, key));
-  let pyodide = null;
-  let start = "cold";
-  if (stored) {
+  const snapshotName = cache && (await snapshotKey(indexURL, bytes));
+  const snapshot = snapshotName && (await storedSnapshot(cache, snapshotName));
+  let started = null;
+  if (snapshot) {
     try {
-      pyodide = await loadPyodide({ ...options, _loadSnapshot: stored });
-      start = "snapshot";
+      started = await start(loadPyodide, options, bytes, { snapshot });
     } catch {
       if (failureReported) return;
-      await cache.delete(key); // a snapshot that does not restore is not tried again
+      // A snapshot that does not restore, or restores a runtime that does not work, is not
+      // tried again: start cold, which stores a new one.
+      await cache.delete(snapshotName).catch(() => {});
     }
   }
-  if (pyodide === null) {
-    pyodide = await loadPyodide({ ...options, _makeSnapshot: Boolean(key) });
-  }
-  self.postMessage({ type: "progress", stage: "package" });
-  const target = "/home/pyodide/harnessbook-src";
-  pyodide.unpackArchive(await packageBytes, "zip", { extractDir: target });
-  let snapshot = null;
-  if (start === "cold") {
-    pyodide.runPython(IMPORTS);
-    // Taken before any run, so that it holds the started runtime and nothing of a request.
-    snapshot = key ? pyodide.makeMemorySnapshot() : null;
-  }
-  run = pyodide.runPython(RUNNER);
-  const python = pyodide.runPython("import sys; '.'.join(map(str, sys.version_info[:3]))");
-  self.postMessage({ type: "ready", pyodide: pyodide.version, python, start });
-  if (snapshot) {
-    await storeSnapshot(cache, key, snapshot);
+  const from = started ? "snapshot" : "cold";
+  started ??= await start(loadPyodide, options, bytes, { snapshotName });
+  run = started.runner;
+  self.postMessage({ type: "ready", pyodide: started.pyodide.version, python: started.python, start: from });
+  if (started.made) {
+    await storeSnapshot(cache, snapshotName, started.made);
   }
 }
 
