@@ -138,13 +138,20 @@ def spots(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
+# Strategies built once: a strategy made inside a composite is made anew for every example,
+# and hypothesis then works out again whether it can be empty, walking all of json_values.
+ACTIONS = st.sampled_from(["replace", "replace", "delete", "insert", "duplicate"])
+REPLACEMENTS = json_values | MEANINGFUL
+NEW_KEYS = MEANINGFUL | st.text(max_size=4)
+
+
 @st.composite
 def near_valid_requests(draw) -> Any:
     request = seed_request()
     for _ in range(draw(st.integers(1, 3))):
         places = spots(request)
         path = draw(st.sampled_from(places))
-        action = draw(st.sampled_from(["replace", "replace", "delete", "insert", "duplicate"]))
+        action = draw(ACTIONS)
         if not path:
             if action == "replace":
                 return draw(json_values)
@@ -154,12 +161,12 @@ def near_valid_requests(draw) -> Any:
             parent = parent[step]
         key = path[-1]
         if action == "replace":
-            parent[key] = draw(json_values | MEANINGFUL)
+            parent[key] = draw(REPLACEMENTS)
         elif action == "delete":
             del parent[key]
         elif action == "insert":
             if isinstance(parent, dict):
-                parent[draw(MEANINGFUL | st.text(max_size=4))] = draw(json_values)
+                parent[draw(NEW_KEYS)] = draw(json_values)
             else:
                 parent.insert(key, draw(json_values))
         else:  # duplicate: the same value again (e.g. a repeated candidate or id)
@@ -214,6 +221,11 @@ def provenance(draw, present: st.SearchStrategy[str], gaps: bool) -> Any:
 
 
 sizes = st.integers(0, 8) | st.integers(9, 60)
+all_kinds = st.sampled_from(KINDS + ("direct-evidence", "history-summary"))
+sources = st.sampled_from(["injected:test-output", "injected:ci-log", "记忆"]) | non_blank
+relevances = st.sampled_from(RELEVANCES)
+freshnesses = st.sampled_from(FRESHNESSES)
+contents = st.text(max_size=12)
 
 
 @st.composite
@@ -224,20 +236,16 @@ def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> Any:
     gaps = gaps and draw(st.integers(0, 3)) == 0
     candidates = []
     for cid in ids:
-        kind = draw(st.sampled_from(KINDS + ("direct-evidence", "history-summary")))
+        kind = draw(all_kinds)
         candidate: dict[str, Any] = {
             "id": cid,
             "kind": kind,
-            "source": draw(
-                provenance(
-                    st.sampled_from(["injected:test-output", "injected:ci-log", "记忆"]) | non_blank, gaps
-                )
-            ),
+            "source": draw(provenance(sources, gaps)),
             "capturedAt": draw(provenance(timestamps, gaps)),
-            "relevance": draw(st.sampled_from(RELEVANCES)),
-            "freshness": draw(st.sampled_from(FRESHNESSES)),
+            "relevance": draw(relevances),
+            "freshness": draw(freshnesses),
             "sizeUnits": draw(sizes),
-            "content": draw(st.text(max_size=12)),
+            "content": draw(contents),
         }
         reference = draw(st.sampled_from([ABSENT, ABSENT, "ref://" + cid, "", " "]))
         if reference is not ABSENT:

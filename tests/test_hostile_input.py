@@ -364,13 +364,17 @@ TIMESTAMP_TEXTS = st.sampled_from(
 UNIT_VALUES = st.sampled_from([0, 1, -1, 2**53 - 1, 2**53, 8.0, 0.0, 8.5, True, "8", None])
 
 
+DIFFERENTIAL_BASES = st.one_of(valid_requests(max_candidates=3), near_valid_requests(), near_valid_requests())
+DIFFERENTIAL_FIELDS = st.sampled_from(["capturedAt", "sizeUnits", "id", "conflictsWith"])
+
+
 @st.composite
 def differential_requests(draw: st.DrawFn) -> Any:
-    request = draw(st.one_of(valid_requests(max_candidates=3), near_valid_requests(), near_valid_requests()))
+    request = draw(DIFFERENTIAL_BASES)
     if isinstance(request, dict) and isinstance(request.get("candidates"), list) and request["candidates"]:
         candidate = draw(st.sampled_from(request["candidates"]))
         if isinstance(candidate, dict) and draw(st.booleans()):
-            field = draw(st.sampled_from(["capturedAt", "sizeUnits", "id", "conflictsWith"]))
+            field = draw(DIFFERENTIAL_FIELDS)
             if field == "capturedAt":
                 candidate[field] = draw(TIMESTAMP_TEXTS)
             elif field == "sizeUnits":
