@@ -2,10 +2,14 @@
 
 Every ``json title="request.json"`` example on every page, in both editions, is run through
 the playground, and what the page shows must be exactly what CPython's builder returns for
-the same request. The runtime loads once per page (a few seconds) and serves all of that
-page's examples. Then the reader's paths: an edited request, a malformed one, invalid JSON,
-a page nobody runs (no Pyodide file may be requested), a host that serves ``.wasm`` with the
-wrong type, a runtime that does not load in time; keyboard use, labels and axe.
+the same request. The runtime starts once per page and serves all of that page's examples.
+The pages are visited as one reader would, in one browser context: the first page starts the
+runtime cold (a few seconds) and stores its snapshot, the others start from it (under a
+second), so the snapshot's runtime is checked against CPython on every example too. Then the
+reader's paths: an edited request, a malformed one, invalid JSON, a page nobody runs (no
+Pyodide file may be requested), a host that serves ``.wasm`` with the wrong type, a runtime
+that does not load in time, a stored snapshot that does not restore; keyboard use, labels
+and axe.
 """
 
 from __future__ import annotations
