@@ -148,9 +148,10 @@ let run = null;
 // Cache Storage is missing (a page served over plain http from another host), or a stored
 // snapshot does not restore, the runtime starts as before.
 const SNAPSHOT_CACHE = "harnessbook-playground";
+const PACKAGE_DIR = "/home/pyodide/harnessbook-src";
 const IMPORTS = `
 import sys
-sys.path.insert(0, "/home/pyodide/harnessbook-src")
+sys.path.insert(0, ${JSON.stringify(PACKAGE_DIR)})
 import harnessbook.cli, harnessbook.figure, json, traceback
 `;
 
@@ -204,7 +205,7 @@ async function start(loadPyodide, options, packageBytes, { snapshot, snapshotNam
     snapshot ? { ...options, _loadSnapshot: snapshot } : { ...options, _makeSnapshot: Boolean(snapshotName) },
   );
   self.postMessage({ type: "progress", stage: "package" });
-  pyodide.unpackArchive(packageBytes, "zip", { extractDir: "/home/pyodide/harnessbook-src" });
+  pyodide.unpackArchive(packageBytes, "zip", { extractDir: PACKAGE_DIR });
   let made = null;
   if (!snapshot) {
     pyodide.runPython(IMPORTS);
