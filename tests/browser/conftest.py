@@ -267,6 +267,13 @@ def new_page(browser, site_url: str) -> Iterator[Callable[..., tuple[object, Pag
 
     yield make
     for context in contexts:
+        # A route handler may still be answering a request that a page made after its test
+        # ended (often the favicon Chromium asks for after load). Closing the context under it
+        # makes its route.fetch() fail, and Playwright raises that in whatever test runs next.
+        # Stop routing first, and let such a late handler's error go (Playwright's own way).
+        for page in context.pages:
+            page.unroute_all(behavior="ignoreErrors")
+        context.unroute_all(behavior="ignoreErrors")
         context.close()
 
 
