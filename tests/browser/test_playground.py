@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -361,8 +361,10 @@ def test_intent_to_run_starts_loading_the_runtime_before_the_click(new_page, sit
     assert log.problems() == []
 
 
-SNAPSHOTS = """async () => {
-  const cache = await caches.open('harnessbook-playground');
+SNAPSHOT_CACHE = "harnessbook-playground"
+"""The Cache Storage name the worker keeps its snapshot under."""
+SNAPSHOTS = """async name => {
+  const cache = await caches.open(name);
   const out = [];
   for (const request of await cache.keys()) {
     out.push({url: request.url, size: (await (await cache.match(request)).blob()).size});
@@ -376,14 +378,15 @@ def runtime_start(page) -> str | None:
     return page.evaluate("document.documentElement.getAttribute('data-playground-runtime')")
 
 
-def stored_snapshots(page, at_least: int = 1) -> list[dict]:
-    """The snapshots in Cache Storage, once at least ``at_least`` is there (stored after a run)."""
+def stored_snapshots(page, ready: Callable[[list[dict]], bool] = bool) -> list[dict]:
+    """The snapshots in Cache Storage (``url``, ``size``), once ``ready(found)`` holds (by
+    default: one is there; the worker stores it after its first run), or after 30 s."""
     for _ in range(300):
-        found = page.evaluate(SNAPSHOTS)
-        if len(found) >= at_least:
+        found = page.evaluate(SNAPSHOTS, SNAPSHOT_CACHE)
+        if ready(found):
             return found
         page.wait_for_timeout(100)
-    return page.evaluate(SNAPSHOTS)
+    return page.evaluate(SNAPSHOTS, SNAPSHOT_CACHE)
 
 
 def first_result(context, site_url: str, markdown: Path) -> tuple[Any, dict]:
@@ -434,22 +437,20 @@ def test_a_snapshot_that_does_not_restore_is_replaced(browser, site_url, damage)
             )
         )
         first.evaluate(
-            f"""async url => {{
-              const cache = await caches.open('harnessbook-playground');
+            f"""async ([name, url]) => {{
+              const cache = await caches.open(name);
               await cache.put(url, new Response({body}));
             }}""",
-            stored["url"],
+            [SNAPSHOT_CACHE, stored["url"]],
         )
         assert stored_snapshots(first)[0]["size"] < 100_000
         first.close()
         second, _ = first_result(context, site_url, markdown)
         assert runtime_start(second) == "cold"
-        [replaced] = stored_snapshots(second)
-        for _ in range(100):  # the new snapshot is stored after the run
-            if replaced["size"] > 1_000_000:
-                break
-            second.wait_for_timeout(100)
-            [replaced] = second.evaluate(SNAPSHOTS)
+        # The new snapshot is stored after the run, in place of the damaged one.
+        [replaced] = stored_snapshots(
+            second, ready=lambda found: bool(found) and found[0]["size"] > 1_000_000
+        )
         # Same name; a fresh snapshot (its bytes differ from one start to the next).
         assert replaced["url"] == stored["url"] and replaced["size"] > 1_000_000, (
             f"the damaged snapshot was not replaced by a good one: {replaced}"
