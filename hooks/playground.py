@@ -12,7 +12,10 @@ things those scripts need from the build:
 * The Pyodide runtime, vendored unchanged from the npm package under
   ``docs/assets/playground/pyodide-<version>/``. ``vendor.json`` beside it pins the version
   and the SHA-256 of each file; the build stops if a file is missing or differs, so a site
-  is never published with a runtime nobody checked.
+  is never published with a runtime nobody checked. One file there is derived:
+  ``python_stdlib.compiled.zip``, the standard library with the modules a start imports as
+  byte code (tools/vendor-pyodide makes it); the build checks it against the vendored
+  ``python_stdlib.zip``, which it then leaves out of the site.
 
 Why vendored and not fetched at build time: the README's two commands (``uv run mkdocs
 serve``, ``uv run pytest``) must do all the set-up, offline too, with no npm step, and a
@@ -22,6 +25,7 @@ the minimum that runs pure Python with the standard library (about 13 MB).
 
 from __future__ import annotations
 
+import _imp
 import hashlib
 import io
 import json
@@ -87,6 +91,65 @@ def vendor_manifest() -> dict[str, Any]:
     return manifest
 
 
+HASH_BASED_UNCHECKED = 0b01
+"""The flags word of a hash-based ``.pyc`` whose source is not checked at import (PEP 552)."""
+
+
+def compiled_stdlib_problems(manifest: dict[str, Any], directory: Path) -> list[str]:
+    """How the compiled standard library (vendor.json ``compiled``) fails to be Pyodide's
+    ``python_stdlib.zip`` with exactly the listed modules as byte code of their own source.
+
+    tools/compile-stdlib.mjs makes it with Pyodide's CPython, which this Python cannot run: the
+    check is that every other entry is the same bytes, and that each ``.pyc`` carries the
+    listed magic number and the hash of the source it replaces (PEP 552 hash-based byte code).
+    ``tests/test_pyodide_pin.py`` compiles it again and compares the bytes.
+    """
+    entry = manifest["compiled"]
+    path, source_path = directory / entry["file"], directory / entry["from"]
+    where = path.relative_to(ROOT)
+    if not path.is_file():
+        return [f"{where} is missing"]
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != entry["sha256"] or len(data) != entry["bytes"]:
+        return [
+            f"{where}: sha256 {digest} ({len(data)} bytes), vendor.json pins {entry['sha256']} ({entry['bytes']} bytes)"
+        ]
+    if not source_path.is_file():
+        return []  # reported as a missing runtime file
+    magic = bytes.fromhex(entry["magic"])
+    key = int.from_bytes(magic, "little")
+    modules = set(entry["modules"])
+    problems = []
+    with zipfile.ZipFile(source_path) as source, zipfile.ZipFile(path) as compiled:
+        names = set(compiled.namelist())
+        expected_names = {name + "c" if name in modules else name for name in source.namelist()}
+        if names != expected_names or not modules <= set(source.namelist()):
+            problems.append(
+                f"{where}: its entries are not {entry['from']}'s with the {len(modules)} listed modules "
+                f"compiled (extra: {sorted(names - expected_names)[:5]}, missing: {sorted(expected_names - names)[:5]})"
+            )
+            return problems
+        for name in source.namelist():
+            original = source.read(name)
+            if name not in modules:
+                if compiled.read(name) != original:
+                    problems.append(f"{where}: {name} differs from {entry['from']}'s")
+                continue
+            header = compiled.read(name + "c")[:16]
+            flags = int.from_bytes(header[4:8], "little")
+            if (
+                header[:4] != magic
+                or flags != HASH_BASED_UNCHECKED
+                or header[8:16] != _imp.source_hash(key, original)
+            ):
+                problems.append(f"{where}: {name}c is not byte code of {entry['from']}'s {name}")
+    worker = (PLAYGROUND / "worker.mjs").read_text(encoding="utf-8")
+    if f'"{entry["file"]}"' not in worker:
+        problems.append(f"docs/assets/playground/worker.mjs does not load {entry['file']}")
+    return problems
+
+
 def vendor_problems() -> list[str]:
     """Every way the vendored Pyodide differs from ``vendor.json`` (empty when it matches)."""
     manifest = vendor_manifest()
@@ -115,7 +178,8 @@ def vendor_problems() -> list[str]:
         problems.append(
             f"{licence.relative_to(ROOT)}: Pyodide's licence (the MPL 2.0 text) must be beside the runtime"
         )
-    known = {*manifest["files"], LICENCE_FILE}
+    problems += compiled_stdlib_problems(manifest, directory)
+    known = {*manifest["files"], LICENCE_FILE, manifest["compiled"]["file"]}
     extra = sorted(p.name for p in directory.iterdir() if p.name not in known) if directory.is_dir() else []
     if extra:
         problems.append(
@@ -154,6 +218,14 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     if existing is not None:
         files.remove(existing)
     files.append(File.generated(config, PACKAGE_ZIP_URI, abs_src_path=str(path)))
+    # The worker loads the compiled standard library (vendor.json "compiled"); the source-only
+    # archive it was made from stays in git, to check it against, and is not published.
+    manifest = vendor_manifest()
+    unused = files.get_file_from_path(
+        f"assets/playground/{manifest['directory']}/{manifest['compiled']['from']}"
+    )
+    if unused is not None:
+        files.remove(unused)
     return files
 
 

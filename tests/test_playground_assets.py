@@ -74,7 +74,9 @@ def test_vendored_file_matches_its_pinned_checksum(name):
 def test_vendored_runtime_is_the_minimal_set():
     assert set(MANIFEST["files"]) == RUNTIME_FILES
     # and Pyodide's licence, which must travel with it (hooks/playground.py checks it is there)
-    assert {p.name for p in VENDORED.iterdir()} == RUNTIME_FILES | {"LICENSE"}
+    # and the standard library with the modules the playground imports compiled (derived from
+    # python_stdlib.zip by tools/vendor-pyodide)
+    assert {p.name for p in VENDORED.iterdir()} == RUNTIME_FILES | {"LICENSE", MANIFEST["compiled"]["file"]}
     total = sum(p.stat().st_size for p in PLAYGROUND.rglob("*") if p.is_file())
     assert total < SIZE_LIMIT, f"docs/assets/playground holds {total / 2**20:.1f} MiB"
 
@@ -116,6 +118,82 @@ def test_hook_refuses_a_tampered_runtime(tmp_path, monkeypatch):
     assert any("pyodide.asm.wasm: sha256" in p for p in problems), problems
     assert any("python_stdlib.zip is missing" in p for p in problems), problems
     assert any("pyodide.js" in p and "does not list" in p for p in problems), problems
+
+
+def rewrite_compiled(copy: Path, change) -> dict:
+    """Rewrite the copy's compiled standard library entry by entry through ``change(name, data)``
+    (None drops the entry), pin the result in the copy's vendor.json; return that manifest."""
+    manifest = json.loads((copy / "vendor.json").read_text(encoding="utf-8"))
+    path = copy / manifest["directory"] / manifest["compiled"]["file"]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(path) as old, zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            data = change(info.filename, old.read(info))
+            if data is not None:
+                new.writestr(info.filename, data)
+    path.write_bytes(buffer.getvalue())
+    manifest["compiled"].update(sha256=sha256(path), bytes=path.stat().st_size)
+    (copy / "vendor.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return manifest
+
+
+def hook_on_copy(tmp_path, monkeypatch):
+    hook = load_hook()
+    copy = tmp_path / "playground"
+    shutil.copytree(PLAYGROUND, copy)
+    monkeypatch.setattr(hook, "ROOT", tmp_path)
+    monkeypatch.setattr(hook, "PLAYGROUND", copy)
+    monkeypatch.setattr(hook, "VENDOR_MANIFEST", copy / "vendor.json")
+    monkeypatch.setattr(hook, "PLAYGROUND_SCRIPT", copy / "playground.js")
+    return hook, copy
+
+
+def test_the_compiled_stdlib_is_the_vendored_one_with_its_imports_compiled():
+    compiled = MANIFEST["compiled"]
+    assert compiled["from"] == "python_stdlib.zip"
+    with zipfile.ZipFile(VENDORED / compiled["file"]) as archive:
+        names = set(archive.namelist())
+    # The modules every start imports, as byte code, and no source beside them.
+    for module in ("json/__init__.py", "traceback.py", "_pyodide/__init__.py", "argparse.py"):
+        assert module in compiled["modules"]
+        assert module + "c" in names and module not in names
+    assert f'"{compiled["file"]}"' in (PLAYGROUND / "worker.mjs").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("damage", "problem"),
+    [
+        ("hash", "json/__init__.pyc is not byte code of python_stdlib.zip's json/__init__.py"),
+        ("magic", "traceback.pyc is not byte code of python_stdlib.zip's traceback.py"),
+        ("other entry", "this.py differs from python_stdlib.zip's"),
+        ("dropped", "its entries are not python_stdlib.zip's"),
+        ("unpinned", "python_stdlib.compiled.zip: sha256"),
+    ],
+)
+def test_hook_refuses_a_compiled_stdlib_that_is_not_the_vendored_source(
+    tmp_path, monkeypatch, damage, problem
+):
+    hook, copy = hook_on_copy(tmp_path, monkeypatch)
+    assert hook.vendor_problems() == []
+
+    def change(name: str, data: bytes) -> bytes | None:
+        if damage == "hash" and name == "json/__init__.pyc":
+            return data[:8] + bytes(8) + data[16:]
+        if damage == "magic" and name == "traceback.pyc":
+            return b"\x00\x00\r\n" + data[4:]
+        if damage == "other entry" and name == "this.py":
+            return data + b"\n"
+        if damage == "dropped" and name == "traceback.pyc":
+            return None
+        return data
+
+    if damage == "unpinned":
+        path = copy / MANIFEST["directory"] / MANIFEST["compiled"]["file"]
+        path.write_bytes(path.read_bytes() + b"\0")
+    else:
+        rewrite_compiled(copy, change)
+    problems = hook.vendor_problems()
+    assert any(problem in p for p in problems), problems
 
 
 def test_no_second_copy_of_the_package_is_committed():
@@ -160,12 +238,19 @@ def test_built_site_carries_exactly_the_package_sources(built_site):
 
 def test_built_site_carries_the_runtime_unchanged(built_site):
     served = built_site.path / "assets" / "playground" / MANIFEST["directory"]
-    # The runtime, Pyodide's licence, and the .gz copies the build writes for nginx.
-    assert {p.name for p in served.iterdir() if p.suffix != ".gz"} == RUNTIME_FILES | {"LICENSE"}
+    compiled = MANIFEST["compiled"]
+    # The runtime, with the compiled standard library in place of the source-only one it was
+    # made from, Pyodide's licence, and the .gz copies the build writes for nginx.
+    assert {p.name for p in served.iterdir() if p.suffix != ".gz"} == (RUNTIME_FILES - {compiled["from"]}) | {
+        "LICENSE",
+        compiled["file"],
+    }
     assert (served / "LICENSE").read_text(encoding="utf-8").startswith("Mozilla Public License Version 2.0")
     assert (served / "pyodide-lock.json").is_file(), "pyodide-lock.json must be kept"
     for name, pinned in MANIFEST["files"].items():
-        assert sha256(served / name) == pinned["sha256"], name
+        if name != compiled["from"]:
+            assert sha256(served / name) == pinned["sha256"], name
+    assert sha256(served / compiled["file"]) == compiled["sha256"]
     for name in ("playground.js", "playground.css", "worker.mjs"):
         assert (built_site.path / "assets" / "playground" / name).read_bytes() == (
             PLAYGROUND / name

@@ -378,6 +378,14 @@ def runtime_start(page) -> str | None:
     return page.evaluate("document.documentElement.getAttribute('data-playground-runtime')")
 
 
+def source_modules(page) -> list[str]:
+    """The standard-library modules the page's runtime imported from source when it started
+    (worker.mjs: none, as the compiled standard library holds them all as byte code)."""
+    listed = page.evaluate("document.documentElement.getAttribute('data-playground-source-modules')")
+    assert listed is not None, "the runtime did not report its imports"
+    return listed.split()
+
+
 def stored_snapshots(page, ready: Callable[[list[dict]], bool] = bool) -> list[dict]:
     """The snapshots in Cache Storage (``url``, ``size``), once ``ready(found)`` holds (by
     default: one is there; the worker stores it after its first run), or after 30 s."""
@@ -403,6 +411,10 @@ def test_the_next_page_starts_from_the_snapshot_the_first_stored(browser, site_u
     try:
         first, _ = first_result(context, site_url, zh)
         assert runtime_start(first) == "cold"
+        # Every standard-library module the start imports came compiled (python_stdlib.compiled.zip):
+        # a module listed here is compiled under WebAssembly on every cold start. Run
+        # tools/vendor-pyodide after changing what worker.mjs or the package imports.
+        assert source_modules(first) == []
         snapshots = stored_snapshots(first)
         # One snapshot, named by the runtime's versioned folder and the package's SHA-256.
         assert len(snapshots) == 1, snapshots
@@ -413,6 +425,7 @@ def test_the_next_page_starts_from_the_snapshot_the_first_stored(browser, site_u
         first.close()
         second, _ = first_result(context, site_url, zh.with_name(zh.name[: -len(".md")] + ".en.md"))
         assert runtime_start(second) == "snapshot"
+        assert source_modules(second) == []
         # A runtime restored from the snapshot runs the next request as the cold one does.
         assert_same_as_cpython(
             run_edited(second, 0, json.dumps(demo_request())), json.dumps(demo_request()), "demo"

@@ -190,6 +190,8 @@
           state.listeners = [];
           // "cold" or "snapshot" (the worker started from the snapshot an earlier page stored).
           document.documentElement.setAttribute("data-playground-runtime", message.start);
+          // Standard-library modules the start compiled from source (none: see worker.mjs, STDLIB).
+          document.documentElement.setAttribute("data-playground-source-modules", message.sourceModules.join(" "));
           resolve(message);
         } else if (message.type === "init-error") {
           if (message.reason === "wasm-mime") {

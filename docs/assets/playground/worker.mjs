@@ -2,7 +2,8 @@
 //
 // Started by playground.js the first time a reader asks to run an example, never before.
 // Messages in:  {type: "init", indexURL, packageURL}   then   {type: "run", id, text, lang}
-// Messages out: {type: "progress", stage}  {type: "ready", pyodide, python, start: "cold" | "snapshot"}
+// Messages out: {type: "progress", stage}
+//               {type: "ready", pyodide, python, start: "cold" | "snapshot", sourceModules: [...]}
 //               {type: "init-error", reason: "wasm-mime" | "wasm-csp" | "module" | "load", message, contentType?}
 //               {type: "outcome", id, outcome: {...}}   (see RUNNER below)
 // A run names the edition's language (lang: "zh" | "en") for the figure's words.
@@ -149,10 +150,26 @@ let run = null;
 // snapshot does not restore, the runtime starts as before.
 const SNAPSHOT_CACHE = "harnessbook-playground";
 const PACKAGE_DIR = "/home/pyodide/harnessbook-src";
+// What a start imports before any run. tools/vendor-pyodide reads this list: the standard-library
+// modules these import are compiled ahead of time into STDLIB (see below).
+const MODULES = ["harnessbook.cli", "harnessbook.figure", "json", "traceback"];
 const IMPORTS = `
 import sys
 sys.path.insert(0, ${JSON.stringify(PACKAGE_DIR)})
-import harnessbook.cli, harnessbook.figure, json, traceback
+import ${MODULES.join(", ")}
+`;
+// Pyodide's own python_stdlib.zip holds source files only, and compiling the modules a start
+// imports takes about 2 s under WebAssembly. STDLIB is the same archive with those modules as
+// byte code, made by the same CPython (tools/compile-stdlib.mjs; hooks/playground.py checks
+// each one against its source). SOURCE_MODULES lists the standard-library modules a started
+// runtime still imported from source: none, unless MODULES changed since the archive was made.
+const STDLIB = "python_stdlib.compiled.zip";
+const SOURCE_MODULES = `
+import sys
+_stdlib = f"/lib/python{sys.version_info[0]}{sys.version_info[1]}.zip/"
+sorted({m.__file__[len(_stdlib):] for m in list(sys.modules.values())
+        if (getattr(m, "__file__", None) or "").startswith(_stdlib) and m.__file__.endswith(".py")
+        and getattr(m.__spec__, "origin", None) != "frozen"})
 `;
 
 async function snapshotKey(indexURL, packageBytes) {
@@ -213,7 +230,8 @@ async function start(loadPyodide, options, packageBytes, { snapshot, snapshotNam
   }
   const runner = pyodide.runPython(RUNNER);
   const python = pyodide.runPython("import sys; '.'.join(map(str, sys.version_info[:3]))");
-  return { pyodide, runner, python, made };
+  const sourceModules = pyodide.runPython(SOURCE_MODULES).toJs();
+  return { pyodide, runner, python, made, sourceModules };
 }
 
 async function init(indexURL, packageURL) {
@@ -236,6 +254,7 @@ async function init(indexURL, packageURL) {
   }
   const options = {
     indexURL,
+    stdLibURL: new URL(STDLIB, indexURL).href,
     // Packages would come from here too; the playground loads none, and this keeps even a
     // stray loadPackage call on this host instead of Pyodide's default CDN.
     packageBaseUrl: indexURL,
@@ -261,7 +280,13 @@ async function init(indexURL, packageURL) {
   const from = started ? "snapshot" : "cold";
   started ??= await start(loadPyodide, options, bytes, { snapshotName });
   run = started.runner;
-  self.postMessage({ type: "ready", pyodide: started.pyodide.version, python: started.python, start: from });
+  self.postMessage({
+    type: "ready",
+    pyodide: started.pyodide.version,
+    python: started.python,
+    start: from,
+    sourceModules: started.sourceModules,
+  });
   if (started.made) {
     await storeSnapshot(cache, snapshotName, started.made);
   }
