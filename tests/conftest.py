@@ -5,8 +5,8 @@ The build goes to ``.cache/site/<fingerprint>/`` (gitignored). The fingerprint i
 every file the build reads (``docs/``, ``src/``, ``hooks/``, ``overrides/``, ``deploy/``,
 ``mkdocs.yml``, ``moved.yml``, ``pyproject.toml``, ``uv.lock``) and of the Python version, so a
 change to any of them builds anew; an unchanged tree reuses the last strict build, its log
-included. Test workers (pytest-xdist) take a file lock, so one builds and the others wait and
-reuse it. ``HARNESSBOOK_FRESH_SITE=1`` always builds anew.
+included. Test workers (pytest-xdist) take a file lock per build, so one builds and the others
+wait and reuse it, while a different build (the published one) can go on at the same time. ``HARNESSBOOK_FRESH_SITE=1`` always builds anew.
 """
 
 from __future__ import annotations
@@ -91,6 +91,7 @@ def _prune(keep: str) -> None:
     for old in builds[: max(0, len(builds) - (KEEP - 1))]:
         shutil.rmtree(old, ignore_errors=True)
         (CACHE / f"{old.name}.log").unlink(missing_ok=True)
+        (CACHE / f"{old.name}.lock").unlink(missing_ok=True)
 
 
 def cached_build(env: Mapping[str, str] | None = None) -> BuiltSite:
@@ -102,8 +103,10 @@ def cached_build(env: Mapping[str, str] | None = None) -> BuiltSite:
     key = site_fingerprint() + "".join(f"\0{k}={v}" for k, v in sorted((env or {}).items()))
     name = hashlib.sha256(key.encode()).hexdigest()[:20]
     site, log_file = CACHE / name, CACHE / f"{name}.log"
-    with open(CACHE / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one worker builds; the others wait, then reuse it
+    # One lock per build: one worker builds it while the others wait, then reuse it, and two
+    # different builds (the local and the published one) go on at the same time, a core each.
+    with open(CACHE / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         if os.environ.get("HARNESSBOOK_FRESH_SITE") or not log_file.exists():
             shutil.rmtree(site, ignore_errors=True)
             log_file.unlink(missing_ok=True)
