@@ -17,6 +17,7 @@ compression) are browser tests: tests/browser/test_nginx.py.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
 import re
@@ -83,10 +84,17 @@ class _HeadParser(HTMLParser):
             self.head.data_components.append(a["data-md-component"])
 
 
-def read_head(path: Path) -> Head:
+@functools.cache
+def _read_head(path: Path, mtime_ns: int) -> Head:
     parser = _HeadParser()
     parser.feed(path.read_text(encoding="utf-8"))
     return parser.head
+
+
+def read_head(path: Path) -> Head:
+    """A built page's language, canonical address, meta tags, links and Material components,
+    read once per test session (read-only: do not modify it)."""
+    return _read_head(path, path.stat().st_mtime_ns)
 
 
 def content_pages(site: Path) -> list[Path]:

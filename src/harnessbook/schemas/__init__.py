@@ -7,7 +7,6 @@ The files ship inside the package; [`load_schema`][harnessbook.schemas.load_sche
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any, Literal
 
 __all__ = ["load_schema", "SCHEMA_FILES"]
@@ -30,6 +29,10 @@ def load_schema(name: Literal["request", "result"]) -> dict[str, Any]:
     """
     if name not in SCHEMA_FILES:
         raise ValueError(f"unknown schema {name!r}; expected one of: {', '.join(SCHEMA_FILES)}")
+    # Imported here: importlib.resources (with tempfile, shutil and pathlib) is a third of the
+    # package's import time, and only this function needs it.
+    from importlib import resources
+
     text = resources.files(__name__).joinpath(SCHEMA_FILES[name]).read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
