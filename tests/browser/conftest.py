@@ -298,3 +298,35 @@ def artifacts_dir() -> Path:
     """``artifacts/`` at the repository root (gitignored): screenshots and Lighthouse reports."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(scope="module")
+def reader(browser) -> Iterator[Any]:
+    """One browser context for a test module's pages, like one reader going from page to page:
+    the first page starts the playground's runtime cold and stores its snapshot; the others
+    start from it."""
+    context = browser.new_context()
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def reader_page(reader, page_logger) -> Iterator[Any]:
+    """``page, log = reader_page(viewport=None)``: a page in the shared reader context, whose
+    runtime starts from the stored snapshot once one page has stored it (closed after the test).
+
+    For tests whose runtime may start either way; a test that needs a browser with nothing
+    stored, or that leaves state behind (the colour scheme), uses ``new_page`` instead.
+    """
+    pages = []
+
+    def make(viewport: dict[str, int] | None = None):
+        page = reader.new_page()
+        pages.append(page)
+        if viewport:
+            page.set_viewport_size(viewport)
+        return page, page_logger(page)
+
+    yield make
+    for page in pages:
+        page.close()

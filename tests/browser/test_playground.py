@@ -1,15 +1,11 @@
-"""The in-browser playground (issue 6), driven in Debian's Chromium against the built site.
+"""The in-browser playground (issue 6), driven in Debian's Chromium against the built site:
+the reader's paths.
 
-Every ``json title="request.json"`` example on every page, in both editions, is run through
-the playground, and what the page shows must be exactly what CPython's builder returns for
-the same request. The runtime starts once per page and serves all of that page's examples.
-The pages are visited as one reader would, in one browser context: the first page starts the
-runtime cold (a few seconds) and stores its snapshot, the others start from it (under a
-second), so the snapshot's runtime is checked against CPython on every example too. Then the
-reader's paths: an edited request, a malformed one, invalid JSON, a page nobody runs (no
-Pyodide file may be requested), a host that serves ``.wasm`` with the wrong type, a runtime
-that does not load in time, a stored snapshot that does not restore; keyboard use, labels
-and axe.
+An edited request, a malformed one, invalid JSON, a page nobody runs (no Pyodide file may be
+requested), a host that serves ``.wasm`` with the wrong type, a runtime that does not load in
+time, the runtime snapshot a page stores for the next and one that does not restore; keyboard
+use, labels and axe. Every example of every page is run in test_playground_examples.py, which
+uses the helpers here.
 """
 
 from __future__ import annotations
@@ -17,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -220,95 +216,8 @@ def pyodide_requests(urls: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- every example
 
 
+# Every page with a request.json example; tests/browser/test_playground_examples.py runs each.
 EXAMPLE_PAGES = pages_with_examples()
-
-
-def test_examples_exist():
-    """Guard: the parametrized test below must not silently run on nothing."""
-    assert EXAMPLE_PAGES, "no page has a request.json example"
-
-
-def rendered_requests(site_root: Path, url: str) -> list[str]:
-    """The request.json code blocks of a built page, as text (what a reader sees and copies)."""
-    document = soup.parse((site_root / url / "index.html").read_text(encoding="utf-8"))
-    blocks = []
-    for title in document.find_all("span", class_="filename", string="request.json"):
-        code = title.find_next_sibling("pre")
-        assert code is not None, f"{url}: a request.json title without its code"
-        blocks.append(code.get_text())
-    return blocks
-
-
-@pytest.fixture(scope="module")
-def reader(browser) -> Iterator[Any]:
-    """One browser context for the pages below, like one reader going from page to page: the
-    first page starts the runtime cold and stores its snapshot; the others start from it."""
-    context = browser.new_context()
-    yield context
-    context.close()
-
-
-@pytest.fixture
-def reader_page(reader, page_logger) -> Iterator[Any]:
-    """``page, log = reader_page(viewport=None)``: a page in the shared reader context, whose
-    runtime starts from the stored snapshot once one page has stored it (closed after the test).
-
-    For tests whose runtime may start either way; a test that needs a browser with nothing
-    stored, or that leaves state behind (the colour scheme), uses ``new_page`` instead.
-    """
-    pages = []
-
-    def make(viewport: dict[str, int] | None = None):
-        page = reader.new_page()
-        pages.append(page)
-        if viewport:
-            page.set_viewport_size(viewport)
-        return page, page_logger(page)
-
-    yield make
-    for page in pages:
-        page.close()
-
-
-@pytest.mark.parametrize(
-    "markdown", EXAMPLE_PAGES, ids=[p.relative_to(DOCS).as_posix() for p in EXAMPLE_PAGES]
-)
-def test_every_example_gives_cpythons_result(reader_page, site_server, site_url, markdown: Path):
-    url = page_url(markdown)
-    rendered = rendered_requests(Path(site_server.root), url)
-    fences = request_fences(markdown)
-    assert len(rendered) == len(fences), f"{url}: {len(fences)} request.json fences, {len(rendered)} rendered"
-    page, log = reader_page()
-    goto(page, site_url + url)
-    controls = page.locator(OPEN)
-    assert controls.count() == len(rendered), (
-        f"{url}: {len(rendered)} request.json blocks, {controls.count()} Run controls"
-    )
-    started = time.monotonic()
-    for index, (code, fence) in enumerate(zip(rendered, fences, strict=True)):
-        where = f"{url} example {index + 1}"
-        control = controls.nth(index)
-        if not control.is_visible():  # e.g. in a collapsed block: a reader would expand it first
-            control.evaluate("button => button.click()")
-            shown = wait_done(page, index)
-        else:
-            shown = open_and_run(page, index)
-        # The editor holds the page's request, exactly as shown.
-        assert shown["editor"] == code.rstrip("\n"), f"{where}: the editor does not hold the shown request"
-        assert json.loads(shown["editor"]) == json.loads(fence), (
-            f"{where}: the shown request is not the page's"
-        )
-        assert_same_as_cpython(shown, shown["editor"], where)
-        if index == 0:
-            first_run = time.monotonic() - started
-    # One runtime per page: the wasm was fetched once, whatever the number of examples.
-    wasm = [u for u in log.requests if u.endswith("/pyodide.asm.wasm")]
-    assert len(wasm) == 1, wasm
-    assert log.problems() == [], log.problems()
-    print(
-        f"{url}: {len(rendered)} examples, runtime ({runtime_start(page)}) ready and first result "
-        f"after {first_run:.1f} s"
-    )
 
 
 # --------------------------------------------------------------------------- the reader's paths

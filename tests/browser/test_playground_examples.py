@@ -1,0 +1,89 @@
+"""Every ``json title="request.json"`` example on every page, in both editions, run in the
+playground (Debian's Chromium, the built site): what the page shows must be exactly what
+CPython's builder returns for the same request.
+
+The pages are visited as one reader would, in one browser context (``reader_page``): the first
+page starts the runtime cold and stores its snapshot, the others start from it, so the
+snapshot's runtime is checked against CPython on every example too. The runtime starts once
+per page and serves all of that page's examples. The reader's other paths are in
+test_playground.py; the two files are apart so that pytest-xdist can give them to two workers.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tests import soup
+from tests.browser.test_playground import (
+    DOCS,
+    EXAMPLE_PAGES,
+    OPEN,
+    assert_same_as_cpython,
+    goto,
+    open_and_run,
+    page_url,
+    request_fences,
+    runtime_start,
+    wait_done,
+)
+
+
+def test_examples_exist():
+    """Guard: the parametrized test below must not silently run on nothing."""
+    assert EXAMPLE_PAGES, "no page has a request.json example"
+
+
+def rendered_requests(site_root: Path, url: str) -> list[str]:
+    """The request.json code blocks of a built page, as text (what a reader sees and copies)."""
+    document = soup.parse((site_root / url / "index.html").read_text(encoding="utf-8"))
+    blocks = []
+    for title in document.find_all("span", class_="filename", string="request.json"):
+        code = title.find_next_sibling("pre")
+        assert code is not None, f"{url}: a request.json title without its code"
+        blocks.append(code.get_text())
+    return blocks
+
+
+@pytest.mark.parametrize(
+    "markdown", EXAMPLE_PAGES, ids=[p.relative_to(DOCS).as_posix() for p in EXAMPLE_PAGES]
+)
+def test_every_example_gives_cpythons_result(reader_page, site_server, site_url, markdown: Path):
+    url = page_url(markdown)
+    rendered = rendered_requests(Path(site_server.root), url)
+    fences = request_fences(markdown)
+    assert len(rendered) == len(fences), f"{url}: {len(fences)} request.json fences, {len(rendered)} rendered"
+    page, log = reader_page()
+    goto(page, site_url + url)
+    controls = page.locator(OPEN)
+    assert controls.count() == len(rendered), (
+        f"{url}: {len(rendered)} request.json blocks, {controls.count()} Run controls"
+    )
+    started = time.monotonic()
+    for index, (code, fence) in enumerate(zip(rendered, fences, strict=True)):
+        where = f"{url} example {index + 1}"
+        control = controls.nth(index)
+        if not control.is_visible():  # e.g. in a collapsed block: a reader would expand it first
+            control.evaluate("button => button.click()")
+            shown = wait_done(page, index)
+        else:
+            shown = open_and_run(page, index)
+        # The editor holds the page's request, exactly as shown.
+        assert shown["editor"] == code.rstrip("\n"), f"{where}: the editor does not hold the shown request"
+        assert json.loads(shown["editor"]) == json.loads(fence), (
+            f"{where}: the shown request is not the page's"
+        )
+        assert_same_as_cpython(shown, shown["editor"], where)
+        if index == 0:
+            first_run = time.monotonic() - started
+    # One runtime per page: the wasm was fetched once, whatever the number of examples.
+    wasm = [u for u in log.requests if u.endswith("/pyodide.asm.wasm")]
+    assert len(wasm) == 1, wasm
+    assert log.problems() == [], log.problems()
+    print(
+        f"{url}: {len(rendered)} examples, runtime ({runtime_start(page)}) ready and first result "
+        f"after {first_run:.1f} s"
+    )
