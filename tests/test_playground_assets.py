@@ -96,24 +96,29 @@ def test_vendored_runtime_is_the_pinned_version_with_a_supported_python():
     assert MANIFEST["tarball"] == f"https://registry.npmjs.org/pyodide/-/pyodide-{MANIFEST['version']}.tgz"
 
 
+def hook_on_copy(tmp_path, monkeypatch):
+    hook = load_hook()
+    copy = tmp_path / "playground"
+    shutil.copytree(PLAYGROUND, copy)
+    monkeypatch.setattr(hook, "ROOT", tmp_path)
+    monkeypatch.setattr(hook, "PLAYGROUND", copy)
+    monkeypatch.setattr(hook, "VENDOR_MANIFEST", copy / "vendor.json")
+    monkeypatch.setattr(hook, "PLAYGROUND_SCRIPT", copy / "playground.js")
+    return hook, copy
+
+
 def test_hook_accepts_the_vendored_runtime():
     assert load_hook().vendor_problems() == []
 
 
 def test_hook_refuses_a_tampered_runtime(tmp_path, monkeypatch):
-    hook = load_hook()
-    copy = tmp_path / "playground"
-    shutil.copytree(PLAYGROUND, copy)
+    hook, copy = hook_on_copy(tmp_path, monkeypatch)
     wasm = copy / MANIFEST["directory"] / "pyodide.asm.wasm"
     data = bytearray(wasm.read_bytes())
     data[-1] ^= 0xFF
     wasm.write_bytes(bytes(data))
     (copy / MANIFEST["directory"] / "pyodide.js").write_text("// not pinned\n", encoding="utf-8")
     (copy / MANIFEST["directory"] / "python_stdlib.zip").unlink()
-    monkeypatch.setattr(hook, "ROOT", tmp_path)
-    monkeypatch.setattr(hook, "PLAYGROUND", copy)
-    monkeypatch.setattr(hook, "VENDOR_MANIFEST", copy / "vendor.json")
-    monkeypatch.setattr(hook, "PLAYGROUND_SCRIPT", copy / "playground.js")
     problems = hook.vendor_problems()
     assert any("pyodide.asm.wasm: sha256" in p for p in problems), problems
     assert any("python_stdlib.zip is missing" in p for p in problems), problems
@@ -135,17 +140,6 @@ def rewrite_compiled(copy: Path, change) -> dict:
     manifest["compiled"].update(sha256=sha256(path), bytes=path.stat().st_size)
     (copy / "vendor.json").write_text(json.dumps(manifest), encoding="utf-8")
     return manifest
-
-
-def hook_on_copy(tmp_path, monkeypatch):
-    hook = load_hook()
-    copy = tmp_path / "playground"
-    shutil.copytree(PLAYGROUND, copy)
-    monkeypatch.setattr(hook, "ROOT", tmp_path)
-    monkeypatch.setattr(hook, "PLAYGROUND", copy)
-    monkeypatch.setattr(hook, "VENDOR_MANIFEST", copy / "vendor.json")
-    monkeypatch.setattr(hook, "PLAYGROUND_SCRIPT", copy / "playground.js")
-    return hook, copy
 
 
 def test_the_compiled_stdlib_is_the_vendored_one_with_its_imports_compiled():

@@ -1,13 +1,13 @@
 // Compile, ahead of time, the standard-library modules the playground's runtime imports when it
 // starts, with the very CPython the browser runs (Pyodide's, in Node).
 //
-//   node tools/compile-stdlib.mjs PYODIDE_DIR PACKAGE_ZIP OUT_ZIP MODULES_JSON
+//   node tools/compile-stdlib.mjs PYODIDE_DIR PACKAGE_ZIP PACKAGE_DIR MODULES_JSON OUT_ZIP
 //
 // Pyodide's python_stdlib.zip holds source files only, so a cold start compiles every module it
 // imports, under WebAssembly: about 2 s of the first run on a page. This starts Pyodide from
 // PYODIDE_DIR and does what the playground's worker does when it starts: it unpacks PACKAGE_ZIP
-// (the harnessbook package as the site packs it) and imports MODULES_JSON (worker.mjs's MODULES,
-// read by tools/vendor-pyodide). Then it writes OUT_ZIP: python_stdlib.zip with each
+// (the harnessbook package as the site packs it) into PACKAGE_DIR and imports MODULES_JSON
+// (worker.mjs's PACKAGE_DIR and MODULES, read by tools/vendor-pyodide). Then it writes OUT_ZIP: python_stdlib.zip with each
 // standard-library module that was read from it replaced by its byte code (X.py -> X.pyc,
 // hash-based: the header carries the source's hash). Every other entry is copied unchanged.
 // Prints a JSON report: {magic, python, modules}. The same inputs give the same bytes. Called by
@@ -18,9 +18,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [pyodideDir, packageZip, outZip, modulesJson] = process.argv.slice(2);
-if (!modulesJson) {
-  console.error("usage: node tools/compile-stdlib.mjs PYODIDE_DIR PACKAGE_ZIP OUT_ZIP MODULES_JSON");
+const [pyodideDir, packageZip, packageDir, modulesJson, outZip] = process.argv.slice(2);
+if (!outZip) {
+  console.error("usage: node tools/compile-stdlib.mjs PYODIDE_DIR PACKAGE_ZIP PACKAGE_DIR MODULES_JSON OUT_ZIP");
   process.exit(2);
 }
 
@@ -30,9 +30,8 @@ const pyodide = await loadPyodide({
   stdout: (line) => console.error(line),
   stderr: (line) => console.error(line),
 });
-const PACKAGE_DIR = "/home/pyodide/harnessbook-src"; // as in worker.mjs
-pyodide.unpackArchive(new Uint8Array(fs.readFileSync(packageZip)), "zip", { extractDir: PACKAGE_DIR });
-pyodide.globals.set("PACKAGE_DIR", PACKAGE_DIR);
+pyodide.unpackArchive(new Uint8Array(fs.readFileSync(packageZip)), "zip", { extractDir: packageDir });
+pyodide.globals.set("PACKAGE_DIR", packageDir);
 pyodide.FS.mkdirTree("/out");
 pyodide.globals.set("MODULES_JSON", modulesJson);
 
