@@ -48,6 +48,7 @@ PACKAGE = ROOT / "src" / "harnessbook"
 PLAYGROUND = ROOT / "docs" / "assets" / "playground"
 VENDOR_MANIFEST = PLAYGROUND / "vendor.json"
 PLAYGROUND_SCRIPT = PLAYGROUND / "playground.js"
+WORKER_SCRIPT = PLAYGROUND / "worker.mjs"
 
 LICENCE_FILE = "LICENSE"
 """Pyodide's licence (MPL-2.0) beside the runtime, so it ships with the site. Pyodide's npm
@@ -91,6 +92,20 @@ def vendor_manifest() -> dict[str, Any]:
     return manifest
 
 
+def pin_problem(path: Path, pinned: dict[str, Any]) -> str | None:
+    """How a vendored file differs from its vendor.json entry (``sha256``, ``bytes``), or None."""
+    if not path.is_file():
+        return f"{path.relative_to(ROOT)} is missing"
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != pinned["sha256"] or len(data) != pinned["bytes"]:
+        return (
+            f"{path.relative_to(ROOT)}: sha256 {digest} ({len(data)} bytes), "
+            f"vendor.json pins {pinned['sha256']} ({pinned['bytes']} bytes)"
+        )
+    return None
+
+
 HASH_BASED_UNCHECKED = 0b01
 """The flags word of a hash-based ``.pyc`` whose source is not checked at import (PEP 552)."""
 
@@ -107,14 +122,9 @@ def compiled_stdlib_problems(manifest: dict[str, Any], directory: Path) -> list[
     entry = manifest["compiled"]
     path, source_path = directory / entry["file"], directory / entry["from"]
     where = path.relative_to(ROOT)
-    if not path.is_file():
-        return [f"{where} is missing"]
-    data = path.read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != entry["sha256"] or len(data) != entry["bytes"]:
-        return [
-            f"{where}: sha256 {digest} ({len(data)} bytes), vendor.json pins {entry['sha256']} ({entry['bytes']} bytes)"
-        ]
+    problem = pin_problem(path, entry)
+    if problem:
+        return [problem]
     if not source_path.is_file():
         return []  # reported as a missing runtime file
     magic = bytes.fromhex(entry["magic"])
@@ -144,9 +154,8 @@ def compiled_stdlib_problems(manifest: dict[str, Any], directory: Path) -> list[
                 or header[8:16] != _imp.source_hash(key, original)
             ):
                 problems.append(f"{where}: {name}c is not byte code of {entry['from']}'s {name}")
-    worker = (PLAYGROUND / "worker.mjs").read_text(encoding="utf-8")
-    if f'"{entry["file"]}"' not in worker:
-        problems.append(f"docs/assets/playground/worker.mjs does not load {entry['file']}")
+    if f'"{entry["file"]}"' not in WORKER_SCRIPT.read_text(encoding="utf-8"):
+        problems.append(f"{WORKER_SCRIPT.relative_to(ROOT)} does not load {entry['file']}")
     return problems
 
 
@@ -160,17 +169,9 @@ def vendor_problems() -> list[str]:
             f"vendor.json: directory {manifest['directory']!r} does not name version {manifest['version']}"
         )
     for name, expected in manifest["files"].items():
-        path = directory / name
-        if not path.is_file():
-            problems.append(f"{path.relative_to(ROOT)} is missing")
-            continue
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        if digest != expected["sha256"] or len(data) != expected["bytes"]:
-            problems.append(
-                f"{path.relative_to(ROOT)}: sha256 {digest} ({len(data)} bytes), "
-                f"vendor.json pins {expected['sha256']} ({expected['bytes']} bytes)"
-            )
+        problem = pin_problem(directory / name, expected)
+        if problem:
+            problems.append(problem)
     licence = directory / LICENCE_FILE
     if not licence.is_file() or not licence.read_text(encoding="utf-8").startswith(
         "Mozilla Public License Version 2.0"

@@ -6,7 +6,8 @@ every file the build reads (``docs/``, ``src/``, ``hooks/``, ``overrides/``, ``d
 ``mkdocs.yml``, ``moved.yml``, ``pyproject.toml``, ``uv.lock``) and of the Python version, so a
 change to any of them builds anew; an unchanged tree reuses the last strict build, its log
 included. Test workers (pytest-xdist) take a file lock per build, so one builds and the others
-wait and reuse it, while a different build (the published one) can go on at the same time. ``HARNESSBOOK_FRESH_SITE=1`` always builds anew.
+wait and reuse it, while a different build (the published one) can go on at the same time.
+``HARNESSBOOK_FRESH_SITE=1`` always builds anew.
 """
 
 from __future__ import annotations

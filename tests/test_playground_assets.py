@@ -104,6 +104,7 @@ def hook_on_copy(tmp_path, monkeypatch):
     monkeypatch.setattr(hook, "PLAYGROUND", copy)
     monkeypatch.setattr(hook, "VENDOR_MANIFEST", copy / "vendor.json")
     monkeypatch.setattr(hook, "PLAYGROUND_SCRIPT", copy / "playground.js")
+    monkeypatch.setattr(hook, "WORKER_SCRIPT", copy / "worker.mjs")
     return hook, copy
 
 

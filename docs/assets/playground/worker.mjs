@@ -144,10 +144,10 @@ let run = null;
 
 // The started runtime is kept in the browser's Cache Storage as a memory snapshot (Pyodide's
 // makeMemorySnapshot, stored sparse: about 12 MB, see packSnapshot), so that the next page's
-// playground starts from it in about a second instead of starting CPython again. One snapshot is kept, named by
-// the runtime's folder (its version) and the package's SHA-256: a new build replaces it. Where
-// Cache Storage is missing (a page served over plain http from another host), or a stored
-// snapshot does not restore, the runtime starts as before.
+// playground starts from it in about a second instead of starting CPython again. One snapshot
+// is kept, named by the runtime's folder (its version) and the package's SHA-256: a new build
+// replaces it. Where Cache Storage is missing (a page served over plain http from another
+// host), or a stored snapshot does not restore, the runtime starts as before.
 const SNAPSHOT_CACHE = "harnessbook-playground";
 const PACKAGE_DIR = "/home/pyodide/harnessbook-src";
 // What a start imports before any run. tools/vendor-pyodide reads this list: the standard-library
