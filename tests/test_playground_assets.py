@@ -246,10 +246,15 @@ def test_built_site_carries_the_runtime_unchanged(built_site):
         if name != compiled["from"]:
             assert sha256(served / name) == pinned["sha256"], name
     assert sha256(served / compiled["file"]) == compiled["sha256"]
-    for name in ("playground.js", "playground.css", "worker.mjs"):
+    for name in ("playground.js", "worker.mjs"):
         assert (built_site.path / "assets" / "playground" / name).read_bytes() == (
             PLAYGROUND / name
         ).read_bytes()
+    # The playground's stylesheet reaches the site inside the book's one stylesheet
+    # (hooks/stylesheets.py; tests/test_render_path.py checks it whole).
+    assert (PLAYGROUND / "playground.css").read_text(encoding="utf-8").rstrip() in (
+        built_site.path / "assets" / "stylesheets" / "site.css"
+    ).read_text(encoding="utf-8")
 
 
 def test_every_page_loads_the_playground_script(built_site):
@@ -264,7 +269,7 @@ def test_every_page_loads_the_playground_script(built_site):
         str(p.relative_to(built_site.path))
         for p in pages
         if not re.search(
-            r'<script src="(\.\./)*assets/playground/playground\.js"', p.read_text(encoding="utf-8")
+            r'<script defer src="(\.\./)*assets/playground/playground\.js"', p.read_text(encoding="utf-8")
         )
     ]
     assert missing == []

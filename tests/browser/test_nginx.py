@@ -280,7 +280,7 @@ def test_fingerprinted_assets_and_the_versioned_runtime_are_cached_for_good(
         "assets/playground/playground.js",
         "assets/playground/worker.mjs",
         "assets/playground/harnessbook.zip",
-        "assets/stylesheets/extra.css",
+        "assets/stylesheets/site.css",
         "sitemap.xml",
         "search/search_index.json",
     ):

@@ -1,0 +1,193 @@
+"""What every built page asks for before the reader sees it (issue 14), without a browser.
+
+* No external script blocks the parser: every one is deferred, and they run in the order the
+  book needs (search-on-demand.js before Material's bundle, the playground and a11y.js after).
+* Three stylesheets: Material's two and ``assets/stylesheets/site.css``, which is exactly the
+  stylesheets ``extra_css`` lists (and mkdocstrings' handler CSS), in order, once each
+  (``hooks/stylesheets.py``). Their sources are safe to concatenate.
+
+tests/browser/test_lighthouse.py measures what this buys (first contentful paint); the
+browser tests show that search, the palette, copy buttons, tabs and the playground still work.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+from mkdocs.utils.yaml import yaml_load
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def load_hook():
+    spec = importlib.util.spec_from_file_location("stylesheets_hook", ROOT / "hooks" / "stylesheets.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+HOOK = load_hook()
+
+
+def configured_extra_css() -> list[str]:
+    with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
+        return list(yaml_load(file)["extra_css"])
+
+
+class Head(HTMLParser):
+    """The page's external scripts (with their attributes) and stylesheet links, in order."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.scripts: list[dict[str, str | None]] = []
+        self.stylesheets: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "script" and found.get("src"):
+            self.scripts.append(found)
+        elif tag == "link" and found.get("rel") == "stylesheet":
+            self.stylesheets.append(found.get("href") or "")
+
+
+def pages(site: Path) -> list[Path]:
+    """Every HTML page a reader can open (not the redirect pages of moved addresses)."""
+    found = [
+        p
+        for p in sorted(site.rglob("*.html"))
+        if not p.relative_to(site).as_posix().startswith("assets/")
+        and "data-moved-to=" not in p.read_text(encoding="utf-8")[:500]
+    ]
+    assert len(found) > 80, "the site has fewer pages than the book"
+    return found
+
+
+def scan(page: Path) -> Head:
+    head = Head()
+    head.feed(page.read_text(encoding="utf-8"))
+    return head
+
+
+def asset(url: str) -> str:
+    """An asset URL as a site path: ``../../assets/x.js`` (a page) or ``/assets/x.js`` (the 404
+    pages, which are served at any depth) -> ``assets/x.js``."""
+    return re.sub(r"^(\.\./)*(\./)?/?", "", url)
+
+
+# The book's own scripts, in the order they must run (Material's bundle has a hash in its name).
+SCRIPT_ORDER = [
+    r"assets/javascripts/search-on-demand\.js",
+    r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js",
+    r"assets/playground/playground\.js",
+    r"assets/javascripts/a11y\.js",
+]
+
+
+def test_no_page_has_a_parser_blocking_script(built_site):
+    blocking: dict[str, list[str | None]] = {}
+    for page in pages(built_site.path):
+        for script in scan(page).scripts:
+            if "defer" not in script and "async" not in script and script.get("type") != "module":
+                blocking.setdefault(page.relative_to(built_site.path).as_posix(), []).append(script["src"])
+    assert blocking == {}, "scripts that hold the parser (and the first paint) until they have run"
+
+
+def test_the_books_scripts_run_in_order_on_every_page(built_site):
+    wrong: dict[str, list[str]] = {}
+    for page in pages(built_site.path):
+        srcs = [asset(s["src"] or "") for s in scan(page).scripts]
+        ours = [s for s in srcs if any(re.fullmatch(p, s) for p in SCRIPT_ORDER)]
+        matches = len(ours) == len(SCRIPT_ORDER) and all(
+            re.fullmatch(p, s) for p, s in zip(SCRIPT_ORDER, ours, strict=True)
+        )
+        if not matches:
+            wrong[page.relative_to(built_site.path).as_posix()] = ours
+    assert wrong == {}
+
+
+def test_every_page_links_materials_stylesheets_and_the_books_one(built_site):
+    wrong: dict[str, list[str]] = {}
+    for page in pages(built_site.path):
+        links = [asset(href) for href in scan(page).stylesheets]
+        expected = (
+            len(links) == 3
+            and re.fullmatch(r"assets/stylesheets/main\.[0-9a-f]+\.min\.css", links[0])
+            and re.fullmatch(r"assets/stylesheets/palette\.[0-9a-f]+\.min\.css", links[1])
+            and links[2] == HOOK.TARGET
+        )
+        if not expected:
+            wrong[page.relative_to(built_site.path).as_posix()] = links
+    assert wrong == {}
+
+
+def test_site_css_is_every_listed_stylesheet_once_in_order(built_site):
+    site = built_site.path
+    text = (site / HOOK.TARGET).read_text(encoding="utf-8")
+    sources = ["assets/_mkdocstrings.css", *configured_extra_css()]  # mkdocstrings puts its own first
+    assert re.findall(r"^/\* (\S+\.css) \*/$", text, flags=re.MULTILINE) == sources
+    position = 0
+    for path in sources:
+        source = DOCS / path if (DOCS / path).is_file() else site / path
+        body = source.read_text(encoding="utf-8").rstrip()
+        found = text.find(body, position)
+        assert found >= position, f"{path} is not in {HOOK.TARGET} after the stylesheet before it"
+        position = found + len(body)
+    for path in configured_extra_css():
+        assert not (site / path).exists(), f"{path} is in the site on its own as well as in {HOOK.TARGET}"
+
+
+@pytest.mark.parametrize("path", configured_extra_css())
+def test_the_books_stylesheets_can_be_concatenated(path: str):
+    """One file keeps the cascade only if no source needs to be first or to be where it was."""
+    text = (DOCS / path).read_text(encoding="utf-8")
+    assert not re.search(r"@(import|charset)\b", text), f"{path}: @import or @charset"
+    for url in re.findall(r"url\(\s*['\"]?([^'\")\s]+)", text):
+        assert url.startswith(("data:", "#")), f"{path}: url({url}) would point elsewhere from {HOOK.TARGET}"
+
+
+def hook_config(tmp_path: Path, extra_css: list[str]) -> SimpleNamespace:
+    return SimpleNamespace(
+        extra_css=list(extra_css), docs_dir=str(tmp_path / "docs"), site_dir=str(tmp_path / "site")
+    )
+
+
+def test_the_hook_keeps_the_order_and_drops_repeats_across_editions(tmp_path: Path):
+    hook = load_hook()
+    (tmp_path / "docs" / "a").mkdir(parents=True)
+    (tmp_path / "site" / "assets").mkdir(parents=True)
+    (tmp_path / "docs" / "a" / "one.css").write_text("a { color: red }\n", encoding="utf-8")
+    (tmp_path / "docs" / "a" / "two.css").write_text("b { color: blue }\n", encoding="utf-8")
+    (tmp_path / "site" / "assets" / "gen.css").write_text("c { color: green }\n", encoding="utf-8")
+    config = hook_config(tmp_path, ["assets/gen.css", "a/one.css", "a/two.css"])
+    hook.on_config(config)
+    assert config.extra_css == [hook.TARGET]
+    # The next edition's build: the same config object, and the generated file added again.
+    config.extra_css.insert(0, "assets/gen.css")
+    hook.on_config(config)
+    assert config.extra_css == [hook.TARGET]
+    hook.on_post_build(config)
+    written = (tmp_path / "site" / hook.TARGET).read_text(encoding="utf-8")
+    assert re.findall(r"color: (\w+)", written) == ["green", "red", "blue"]
+    # A fresh config (mkdocs serve after mkdocs.yml changed) starts the list again.
+    fresh = hook_config(tmp_path, ["a/two.css"])
+    hook.on_config(fresh)
+    hook.on_post_build(fresh)
+    assert re.findall(r"color: (\w+)", (tmp_path / "site" / hook.TARGET).read_text(encoding="utf-8")) == [
+        "blue"
+    ]
+
+
+def test_the_hook_refuses_a_stylesheet_it_cannot_find(tmp_path: Path):
+    hook = load_hook()
+    config = hook_config(tmp_path, ["a/missing.css"])
+    hook.on_config(config)
+    with pytest.raises(PluginError, match=r"a/missing\.css"):
+        hook.on_post_build(config)
