@@ -213,10 +213,15 @@ timestamps = st.one_of(rfc3339_dates(), rfc3339_date_times())
 ABSENT = object()
 
 
-@st.composite
-def provenance(draw, present: st.SearchStrategy[str], gaps: bool) -> Any:
-    if gaps and draw(st.integers(0, 5)) == 0:
-        return draw(st.sampled_from([ABSENT, None, "", "  "]))
+GAP_ROLL = st.integers(0, 5)
+GAPS = st.sampled_from([ABSENT, None, "", "  "])
+
+
+def provenance(draw: st.DrawFn, present: st.SearchStrategy[str], gaps: bool) -> Any:
+    """A provenance value from ``present``; with ``gaps``, one time in six a missing one instead.
+    A plain function drawing from strategies made once (see ACTIONS above), not a strategy."""
+    if gaps and draw(GAP_ROLL) == 0:
+        return draw(GAPS)
     return draw(present)
 
 
@@ -240,8 +245,8 @@ def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> Any:
         candidate: dict[str, Any] = {
             "id": cid,
             "kind": kind,
-            "source": draw(provenance(sources, gaps)),
-            "capturedAt": draw(provenance(timestamps, gaps)),
+            "source": provenance(draw, sources, gaps),
+            "capturedAt": provenance(draw, timestamps, gaps),
             "relevance": draw(relevances),
             "freshness": draw(freshnesses),
             "sizeUnits": draw(sizes),

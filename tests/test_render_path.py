@@ -1,7 +1,8 @@
 """What every built page asks for before the reader sees it (issue 14), without a browser.
 
 * No external script blocks the parser: every one is deferred, and they run in the order the
-  book needs (search-on-demand.js before Material's bundle, the playground and a11y.js after).
+  book needs (palette-load.js and search-on-demand.js before Material's bundle, the playground
+  and a11y.js after).
 * Three stylesheets: Material's two and ``assets/stylesheets/site.css``, which is exactly the
   stylesheets ``extra_css`` lists (and mkdocstrings' handler CSS), in order, once each
   (``hooks/stylesheets.py``). Their sources are safe to concatenate.
@@ -84,6 +85,7 @@ def asset(url: str) -> str:
 
 # The book's own scripts, in the order they must run (Material's bundle has a hash in its name).
 SCRIPT_ORDER = [
+    r"assets/javascripts/palette-load\.js",
     r"assets/javascripts/search-on-demand\.js",
     r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js",
     r"assets/playground/playground\.js",

@@ -132,6 +132,37 @@ def test_dark_mode_toggle_works_and_persists_across_pages_and_editions(new_page,
     assert log.problems() == []
 
 
+# Every change of data-md-color-switching on <body>, from the first script on.
+WATCH_SWITCHING = """
+window.__switching = [];
+new MutationObserver((records) => {
+  for (const r of records) {
+    if (r.target === document.body) window.__switching.push(r.oldValue === null ? 'set' : 'removed');
+  }
+}).observe(document, {attributes: true, attributeOldValue: true, subtree: true,
+                      attributeFilter: ['data-md-color-switching']});
+"""
+
+
+@pytest.mark.parametrize("root", ["", "en/"])
+def test_loading_a_page_is_not_a_colour_switch_but_the_toggle_is(new_page, site_url: str, root: str) -> None:
+    """palette-load.js: at load Material's palette does not mark <body> as switching (which
+    restyles every element twice); the reader's toggle still does, transitions off meanwhile."""
+    page, log = new_page(color_scheme="light")
+    page.add_init_script(WATCH_SWITCHING)
+    goto(page, urljoin(site_url, root + BUDGET_PAGE))
+    page.wait_for_function("document.readyState === 'complete'")
+    assert page.evaluate("window.__switching") == []
+    assert page.evaluate("document.querySelector('meta[name=theme-color]')?.content"), (
+        "Material's palette did not run at load (it sets the theme-color meta)"
+    )
+    toggle_palette(page)
+    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    page.wait_for_function("window.__switching.includes('removed')")
+    assert page.evaluate("window.__switching") == ["set", "removed"]
+    assert log.problems() == []
+
+
 def test_dark_mode_follows_the_system_preference(new_page, site_url: str) -> None:
     page, log = new_page(color_scheme="dark")
     for root in ("", "en/"):
