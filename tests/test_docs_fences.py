@@ -12,7 +12,6 @@ reported instead of vanishing from both sides of the comparison.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,17 +19,15 @@ from pathlib import Path
 import pytest
 from sybil import Sybil
 
+from tests.loading import load_module
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 
 def _load_docs_conftest():
     # Imported under its own name: pytest already imports it as a conftest module.
-    spec = importlib.util.spec_from_file_location("harnessbook_docs_conftest", DOCS / "conftest.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("harnessbook_docs_conftest", DOCS / "conftest.py")
 
 
 DOCS_CONFTEST = _load_docs_conftest()

@@ -8,12 +8,10 @@ build step that refuses a page whose result.json is not the builder's.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import io
 import itertools
 import json
 import re
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Literal
@@ -33,6 +31,7 @@ from harnessbook.figure import (
     render_table,
 )
 from harnessbook.figure._svg import INNER
+from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -43,12 +42,7 @@ ISOLATES = str.maketrans("", "", "\u2068\u2069")
 
 
 def load_hook():
-    spec = importlib.util.spec_from_file_location("figures_hook", ROOT / "hooks" / "figures.py")
-    assert spec is not None and spec.loader is not None, "hooks/figures.py is a Python source file"
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_module("figures_hook", ROOT / "hooks" / "figures.py")
 
 
 hook = load_hook()

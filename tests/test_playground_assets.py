@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import io
 import json
 import re
@@ -20,6 +19,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYGROUND = ROOT / "docs" / "assets" / "playground"
@@ -39,11 +40,7 @@ SIZE_LIMIT = 30 * 1024 * 1024
 
 
 def load_hook():
-    spec = importlib.util.spec_from_file_location("playground_hook", ROOT / "hooks" / "playground.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("playground_hook", ROOT / "hooks" / "playground.py")
 
 
 def sha256(path: Path) -> str:

@@ -35,6 +35,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
 
 from tests.conftest import cached_build
+from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -385,12 +386,7 @@ def test_json_data_blocks_are_not_scripts(tmp_path: Path):
 
 def test_the_build_fails_when_a_page_would_break(tmp_path: Path):
     """The hook's last step: a page the policy cannot allow stops the build."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("publish_hook", ROOT / "hooks" / "publish.py")
-    assert spec is not None and spec.loader is not None, "cannot load hooks/publish.py as a module"
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    hook = load_module("publish_hook", ROOT / "hooks" / "publish.py")
     site = _fake_site(tmp_path, '<button onclick="go()">x</button>')
 
     class Config(dict):

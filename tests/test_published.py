@@ -14,32 +14,22 @@
 from __future__ import annotations
 
 import http.client
-import importlib.util
 import re
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests import moved_project
+from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None, f"cannot load {path} as a module"
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-published = _load("harnessbook_published", ROOT / "tools" / "published.py")
+published = load_module("harnessbook_published", ROOT / "tools" / "published.py")
 moved = published.moved
 
 # The baseline: today's main (957be81) before any move, per edition.

@@ -13,7 +13,6 @@ browser tests show that search, the palette, copy buttons, tabs and the playgrou
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -23,16 +22,14 @@ import pytest
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
 
+from tests.loading import load_module
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 
 def load_hook():
-    spec = importlib.util.spec_from_file_location("stylesheets_hook", ROOT / "hooks" / "stylesheets.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("stylesheets_hook", ROOT / "hooks" / "stylesheets.py")
 
 
 HOOK = load_hook()

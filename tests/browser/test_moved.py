@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import importlib.util
 import sys
 import threading
 from pathlib import Path
@@ -23,22 +22,14 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 
 from tests import moved_project
+from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[2]
 CSP = "script-src 'self'; object-src 'none'; base-uri 'self'"
 EDITIONS = moved_project.EDITIONS
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None, f"cannot load {path} as a module"
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-published = sys.modules.get("harnessbook_published") or _load(
+published = sys.modules.get("harnessbook_published") or load_module(
     "harnessbook_published", ROOT / "tools" / "published.py"
 )
 
