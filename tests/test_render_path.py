@@ -14,6 +14,7 @@ browser tests show that search, the palette, copy buttons, tabs and the playgrou
 from __future__ import annotations
 
 import re
+from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
@@ -56,22 +57,20 @@ class Head(HTMLParser):
             self.stylesheets.append(found.get("href") or "")
 
 
-def pages(site: Path) -> list[Path]:
-    """Every HTML page a reader can open (not the redirect pages of moved addresses)."""
-    found = [
-        p
-        for p in sorted(site.rglob("*.html"))
-        if not p.relative_to(site).as_posix().startswith("assets/")
-        and "data-moved-to=" not in p.read_text(encoding="utf-8")[:500]
-    ]
+@cache
+def heads(site: Path) -> dict[str, Head]:
+    """The scripts and stylesheets of every HTML page a reader can open (not the redirect pages
+    of moved addresses), by site-relative path; read once for the tests below."""
+    found = {}
+    for path in sorted(site.rglob("*.html")):
+        rel = path.relative_to(site).as_posix()
+        text = path.read_text(encoding="utf-8")
+        if rel.startswith("assets/") or "data-moved-to=" in text[:500]:
+            continue
+        found[rel] = Head()
+        found[rel].feed(text)
     assert len(found) > 80, "the site has fewer pages than the book"
     return found
-
-
-def scan(page: Path) -> Head:
-    head = Head()
-    head.feed(page.read_text(encoding="utf-8"))
-    return head
 
 
 def asset(url: str) -> str:
@@ -92,30 +91,30 @@ SCRIPT_ORDER = [
 
 def test_no_page_has_a_parser_blocking_script(built_site):
     blocking: dict[str, list[str | None]] = {}
-    for page in pages(built_site.path):
-        for script in scan(page).scripts:
+    for rel, head in heads(built_site.path).items():
+        for script in head.scripts:
             if "defer" not in script and "async" not in script and script.get("type") != "module":
-                blocking.setdefault(page.relative_to(built_site.path).as_posix(), []).append(script["src"])
+                blocking.setdefault(rel, []).append(script["src"])
     assert blocking == {}, "scripts that hold the parser (and the first paint) until they have run"
 
 
 def test_the_books_scripts_run_in_order_on_every_page(built_site):
     wrong: dict[str, list[str]] = {}
-    for page in pages(built_site.path):
-        srcs = [asset(s["src"] or "") for s in scan(page).scripts]
+    for rel, head in heads(built_site.path).items():
+        srcs = [asset(s["src"] or "") for s in head.scripts]
         ours = [s for s in srcs if any(re.fullmatch(p, s) for p in SCRIPT_ORDER)]
         matches = len(ours) == len(SCRIPT_ORDER) and all(
             re.fullmatch(p, s) for p, s in zip(SCRIPT_ORDER, ours, strict=True)
         )
         if not matches:
-            wrong[page.relative_to(built_site.path).as_posix()] = ours
+            wrong[rel] = ours
     assert wrong == {}
 
 
 def test_every_page_links_materials_stylesheets_and_the_books_one(built_site):
     wrong: dict[str, list[str]] = {}
-    for page in pages(built_site.path):
-        links = [asset(href) for href in scan(page).stylesheets]
+    for rel, head in heads(built_site.path).items():
+        links = [asset(href) for href in head.stylesheets]
         expected = (
             len(links) == 3
             and re.fullmatch(r"assets/stylesheets/main\.[0-9a-f]+\.min\.css", links[0])
@@ -123,7 +122,7 @@ def test_every_page_links_materials_stylesheets_and_the_books_one(built_site):
             and links[2] == HOOK.TARGET
         )
         if not expected:
-            wrong[page.relative_to(built_site.path).as_posix()] = links
+            wrong[rel] = links
     assert wrong == {}
 
 
