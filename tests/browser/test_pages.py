@@ -1,12 +1,17 @@
-"""Every page of every edition, opened in Chromium: clean load, links and anchors, axe-core.
+"""Every page of every edition, opened in Chromium: clean load, the production
+Content-Security-Policy, links and anchors, axe-core.
 
 The pages are enumerated from the built site itself (every HTML file but 404.html and the
 assets), so pages that writers add are covered without touching this file. Each page is
-opened once, in one browser context; the visit records what the tests below check.
+opened once, in one browser context; the visit records what the tests below check. The pages
+come from real nginx with ``deploy/nginx.conf`` and the headers the build wrote (the ``nginx``
+fixture), so that the same visit also records every ``securitypolicyviolation``; locally
+without nginx they come from the test server, and only the policy test skips.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -15,6 +20,10 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 from mkdocs.utils.yaml import yaml_load
+
+from tests.browser.conftest import attach_log, require
+from tests.browser.serving import nginx_executable
+from tests.browser.test_nginx import WATCH_VIOLATIONS
 
 pytestmark = pytest.mark.browser
 
@@ -74,6 +83,16 @@ class Visit:
     description: str | None = None
     h1: str | None = None
     violations: list[dict] = field(default_factory=list)
+    policy_violations: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Host:
+    """Where the pages were visited: ``url`` (ending in ``/``), and whether it is nginx with the
+    production headers (``production``), whose policy the browser enforced."""
+
+    url: str
+    production: bool
 
 
 def html_pages(root: Path) -> list[str]:
@@ -114,15 +133,28 @@ def pages(site_root: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def visits(browser, site_url: str, pages: list[str], axe_source: str, page_logger) -> dict[str, Visit]:
-    """Open every page once (one context, one tab): status, log, links, ids, axe violations."""
+def host(request: pytest.FixtureRequest, site_url: str) -> Host:
+    """nginx with the production headers where it is installed (always under CI: the ``nginx``
+    fixture fails there without it), else the test server."""
+    if nginx_executable() is not None or os.environ.get("CI"):
+        return Host(request.getfixturevalue("nginx").url, production=True)
+    return Host(site_url, production=False)
+
+
+@pytest.fixture(scope="module")
+def visits(browser, host: Host, pages: list[str], axe_source: str) -> dict[str, Visit]:
+    """Open every page once (one context, one tab): status, log, policy violations, links, ids,
+    axe violations."""
     context = browser.new_context()
+    # Recorded in every document before its own scripts run (init scripts are not subject to
+    # the page's policy).
+    context.add_init_script(WATCH_VIOLATIONS)
     page = context.new_page()
-    log = page_logger(page)
+    log = attach_log(page, host.url)
     out: dict[str, Visit] = {}
     try:
         for rel in pages:
-            url = urljoin(site_url, rel)
+            url = urljoin(host.url, rel)
             visit = Visit(url)
             log.clear()
             response = page.goto(url, wait_until="load")
@@ -136,7 +168,11 @@ def visits(browser, site_url: str, pages: list[str], axe_source: str, page_logge
             visit.title = collected["title"]
             visit.description = collected["description"]
             visit.h1 = collected["h1"]
-            page.add_script_tag(content=axe_source)
+            # Read before axe-core is added: the page's own violations, nothing of the audit's.
+            visit.policy_violations = page.evaluate("window.__cspViolations")
+            # Evaluated by the browser's debugging protocol, not added as an inline <script>,
+            # which the production policy (rightly) refuses.
+            page.evaluate(axe_source)
             visit.violations = page.evaluate(AXE_JS)
             # Whatever the page still fetches has finished before its log is read (by now this
             # rarely waits: axe-core takes longer than the 500 ms without traffic this needs).
@@ -190,6 +226,17 @@ def test_every_page_loads_cleanly(visits: dict[str, Visit]) -> None:
     assert bad == {}, "\n".join(f"{rel}: {p}" for rel, ps in bad.items() for p in ps)
 
 
+def test_every_page_loads_under_the_production_policy_without_a_violation(
+    host: Host, visits: dict[str, Visit]
+) -> None:
+    """No ``securitypolicyviolation`` while a page loads from nginx, in either edition."""
+    if not host.production:
+        require(None, "nginx (apt-get install nginx), which serves the production policy,")
+    assert len(visits) > 50
+    bad = {rel or "/": v.policy_violations for rel, v in visits.items() if v.policy_violations}
+    assert bad == {}, "\n".join(f"{rel}: {line}" for rel, lines in bad.items() for line in lines)
+
+
 def test_every_page_declares_its_language_and_title(visits: dict[str, Visit]) -> None:
     wrong = {
         rel: (v.lang, v.title)
@@ -221,12 +268,12 @@ def test_every_page_has_its_own_meta_description(visits: dict[str, Visit]) -> No
 
 
 def test_every_in_site_link_and_anchor_resolves(
-    visits: dict[str, Visit], site_root: Path, site_url: str, browser_report
+    visits: dict[str, Visit], site_root: Path, host: Host, browser_report
 ) -> None:
     """Links of every kind (switcher, prev/next, toc, navigation, content) reach a page and an id."""
     broken: list[str] = []
     kinds_seen: dict[str, int] = {}
-    origin = urlsplit(site_url)
+    origin = urlsplit(host.url)
     for rel, visit in visits.items():
         for link in visit.links:
             parts = urlsplit(link["url"])
@@ -237,7 +284,7 @@ def test_every_in_site_link_and_anchor_resolves(
                 continue  # mailto:, javascript:, and links to other sites (not followed)
             kinds_seen[link["kind"]] = kinds_seen.get(link["kind"], 0) + 1
             where = f"{rel or '/'}: {link['kind']} link {link['raw']!r} ({link['text']!r})"
-            file = target_file(site_root, site_url, link["url"])
+            file = target_file(site_root, host.url, link["url"])
             if file is None:
                 broken.append(f"{where} -> no such page")
                 continue
@@ -255,14 +302,16 @@ def test_every_in_site_link_and_anchor_resolves(
     for kind in ("language switcher", "navigation", "content", "previous/next", "table of contents"):
         assert kinds_seen.get(kind), f"no {kind} links found at all: {kinds_seen}"
     zh = sum(edition_of(r) == "zh" for r in visits)
+    server = "nginx, production policy" if host.production else "the test server"
     browser_report(
-        f"pages visited, each checked with axe-core: {len(visits)} ({zh} zh, {len(visits) - zh} en)"
+        f"pages visited ({server}), each checked with axe-core: {len(visits)} "
+        f"({zh} zh, {len(visits) - zh} en)"
     )
     browser_report(f"in-site links and anchors resolved, by kind: {kinds_seen}")
 
 
 def test_language_switcher_leads_to_the_same_page_in_the_other_edition(
-    visits: dict[str, Visit], site_url: str
+    visits: dict[str, Visit], host: Host
 ) -> None:
     wrong = []
     for rel, visit in visits.items():
@@ -271,7 +320,7 @@ def test_language_switcher_leads_to_the_same_page_in_the_other_edition(
         switcher = {
             urlsplit(link["url"]).path: link for link in visit.links if link["kind"] == "language switcher"
         }
-        expected = {urlsplit(urljoin(site_url, rel)).path, urlsplit(urljoin(site_url, counterpart)).path}
+        expected = {urlsplit(urljoin(host.url, rel)).path, urlsplit(urljoin(host.url, counterpart)).path}
         if set(switcher) != expected:
             wrong.append(f"{rel or '/'}: switcher leads to {sorted(switcher)}, expected {sorted(expected)}")
     assert wrong == [], "\n".join(wrong)
