@@ -16,7 +16,7 @@ Fixtures for every test under ``tests/browser`` (all of them are marked ``browse
                  request, console error, page error and failed request of that page.
 ``browser_report`` ``browser_report(line)``: listed in the run's closing summary (and printed).
 ``axe_source``   axe-core's browser bundle (tools/node_modules), to inject into a page.
-``chromium_flags``, ``tools_dir``, ``npx``, ``artifacts_dir`` (gitignored ``artifacts/``).
+``chromium_flags``, ``tools_dir``, ``node``, ``artifacts_dir`` (gitignored ``artifacts/``).
 
 Where ``/usr/bin/chromium`` is absent the tests are skipped with a plain reason, except under
 CI (the ``CI`` environment variable is set), where they fail: CI never skips them.
@@ -289,8 +289,8 @@ def axe_source() -> str:
 
 
 @pytest.fixture(scope="session")
-def npx() -> str:
-    return require(shutil.which("npx"), "npx (Node.js)")
+def node() -> str:
+    return require(shutil.which("node"), "Node.js")
 
 
 @pytest.fixture(scope="session")
