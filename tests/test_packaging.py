@@ -80,6 +80,8 @@ def test_wheel_carries_py_typed_and_the_licence(tmp_path):
     assert "License-Expression: MIT" in metadata
     assert "Classifier: Typing :: Typed" in metadata
     assert not any(name.startswith(("tests/", "docs/", "hooks/")) for name in names)
+    # The test run writes byte code next to the sources (conftest.py): none of it ships.
+    assert not any("__pycache__" in name or name.endswith(".pyc") for name in names)
 
 
 def test_python_dash_m_prints_the_version():
