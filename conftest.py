@@ -9,11 +9,14 @@ own process) for a single file, such as ``pytest docs/chapters/06-context-packet
 The tests and their outcomes are the same either way; ``-n N`` on the command line still wins.
 
 Byte code is cached, even where ``PYTHONDONTWRITEBYTECODE`` is set (these machines set it): see
-:func:`keep_byte_code`.
+:func:`keep_byte_code`. A worker skips the interpreter's clean-up when it exits: see
+:func:`pytest_configure`.
 """
 
 from __future__ import annotations
 
+import atexit
+import logging
 import os
 import sys
 from pathlib import Path
@@ -31,13 +34,41 @@ def keep_byte_code() -> None:
     conftest and plugin package it imports (all of hypothesis: about 80 modules), since pytest
     only caches a rewritten module where byte code may be written. The installed packages'
     byte code comes from ``uv sync --compile-bytecode``; this covers the rest. Measured on the
-    two-core machine, ``pytest -m "not browser"`` used about a fifth less CPU time.
+    two-core machine: a page's nested pytest run took 0.52 s instead of 0.60 s, and
+    ``pytest docs`` used about 7 % less CPU time.
     """
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.dont_write_bytecode = False
 
 
 keep_byte_code()
+
+
+def exit_at_once() -> None:
+    """End this process with ``os._exit`` once its other exit handlers have run."""
+    logging.shutdown()  # its exit handler was registered before this one, so it would run after
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A pytest-xdist worker skips the interpreter's clean-up when it exits.
+
+    By then the worker has run its tests, torn down its fixtures and sent every report, with
+    the session's exit status, to the controller, which is waiting for it to exit. What is left
+    is Python's own clean-up: freeing, one by one, what the tests kept for the session (every
+    built page parsed by Beautiful Soup, hundreds of thousands of objects) and collecting the
+    cycles among them. That took 3.5 s of the 5 s between the last test and the end of
+    ``pytest -m "not browser"``. mypy ends its processes the same way. Exit handlers registered
+    later (the tests' nginx, for one) still run first.
+
+    Only a worker (``config.workerinput``): the processes its tests start inherit its
+    environment, ``PYTEST_XDIST_WORKER`` included, and a page's own ``python -m pytest`` must
+    still exit with its own status.
+    """
+    if hasattr(config, "workerinput"):
+        atexit.register(exit_at_once)
 
 
 def named_files(config: pytest.Config) -> set[Path] | None:

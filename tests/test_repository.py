@@ -65,3 +65,45 @@ def test_auto_workers_never_outnumber_the_named_files():
     assert _workers_started("tests/test_figure.py") is None
     # Two workers, or none on a one-core machine; never one per core beyond the two files.
     assert _workers_started("tests/test_figure.py", "tests/test_cli.py") in (None, "created: 2/2 workers")
+
+
+# --------------------------------------------------------------------------- worker exit (conftest.py)
+
+FAILING_FILE = "def test_fails():\n    assert False\n\n\ndef test_passes():\n    pass\n"
+
+
+def test_a_worker_that_exits_at_once_still_reports_a_failure(tmp_path):
+    """conftest.py ends each pytest-xdist worker with ``os._exit(0)``: a failure in a worker
+    still fails the run, and a pytest that a test starts, which inherits the worker's
+    environment (``PYTEST_XDIST_WORKER``), still exits with its own status."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "test_one.py").write_text(FAILING_FILE, encoding="utf-8")
+    # The file is outside the repository, so the root conftest.py is loaded as a plugin (-p).
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "conftest",
+        "-p",
+        "no:cacheprovider",
+        "test_one.py",
+    ]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for workers, extra in (("2", {}), ("0", {"PYTEST_XDIST_WORKER": "gw0"})):
+        done = subprocess.run(
+            [*command, "-n", workers],
+            cwd=tmp_path,
+            env=dict(env, **extra),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 1, (
+            f"-n {workers}: exit {done.returncode}\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+        )
+        assert "1 failed, 1 passed" in done.stdout, done.stdout[-2000:]
