@@ -14,6 +14,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -778,50 +779,81 @@ def test_hostile_ids_stay_text_in_the_playground_figure(reader_page, site_url):
 
 # --------------------------------------------------------------------------- hostile and huge input (issue 11)
 
-# Every task the main thread runs while a request is sent, run and drawn, as the browser's
-# Long Tasks API reports it (tasks over 50 ms). The page must never block for 200 ms or more.
+# Every task the page's main thread runs while a request is sent, run and drawn must take under
+# 200 ms of that thread's own time (issue 11). Two instruments watch the same tasks:
+#
+# - the browser's Long Tasks API (a PerformanceObserver), which reports tasks over 50 ms of wall
+#   time, as a reader's page would see them;
+# - a Chromium trace of the same run, which gives each main-thread task's thread time: the time
+#   the page's own work kept that thread busy, whatever else the machine was doing.
+#
+# The limit is asserted on the thread time. On this shared machine the wall time of a task also
+# counts the time the thread waited for a core: with the other test worker running Lighthouse, a
+# task that takes 30 ms of thread time was seen to last 216 to 778 ms (CI, 2026-12-04). The wall
+# times are still reported, so a run that blocks shows in both.
 OBSERVE_LONG_TASKS = """() => {
   window.__longTasks = [];
   new PerformanceObserver(list => {
     for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
   }).observe({ type: 'longtask' });
 }"""
+LONG_TASK_LIMIT_MS = 200
+TRACE_CATEGORIES = ["toplevel", "disabled-by-default-devtools.timeline"]
 
 
-def run_large(page, index: int, text: str) -> tuple[dict, list[float]]:
-    """Put ``text`` in the editor without typing it, then run it, watching for long tasks."""
+@dataclass(frozen=True)
+class MainThread:
+    """The page's main-thread tasks during one run, in milliseconds."""
+
+    wall: list[float]  # as the Long Tasks API reported them (only tasks over 50 ms)
+    thread: list[float]  # each task's thread time, from the trace
+
+    def report(self) -> str:
+        longest_wall = round(max(self.wall, default=0))
+        return f"longest main-thread task: {round(max(self.thread))} ms of thread time, {longest_wall} ms of wall time (tasks over 50 ms: {len(self.wall)})"
+
+
+def main_thread_tasks(trace: bytes) -> list[float]:
+    """The thread time of every task run on a renderer's main thread, in milliseconds."""
+    loaded = json.loads(trace)
+    events = loaded["traceEvents"] if isinstance(loaded, dict) else loaded
+    main = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
+    }
+    return [
+        e["tdur"] / 1000
+        for e in events
+        if e.get("ph") == "X"
+        and e.get("name") in ("RunTask", "ThreadControllerImpl::RunTask")
+        and (e["pid"], e["tid"]) in main
+    ]
+
+
+def run_large(page, index: int, text: str) -> tuple[dict, MainThread]:
+    """Put ``text`` in the editor without typing it, then run it, watching the main thread."""
     before = runs(page, index)
     panel = panel_of(page, index)
     panel.locator("[data-playground-editor]").evaluate("(editor, text) => { editor.value = text; }", text)
     page.wait_for_timeout(300)  # let the browser settle after the editor's layout
-    page.evaluate(OBSERVE_LONG_TASKS)
-    panel.locator("[data-playground-run]").click()
-    shown = wait_done(page, index, after=before)
-    page.wait_for_timeout(500)  # tasks are reported after they end
-    return shown, page.evaluate("() => window.__longTasks")
+    browser = page.context.browser
+    browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
+    try:
+        page.evaluate(OBSERVE_LONG_TASKS)
+        panel.locator("[data-playground-run]").click()
+        shown = wait_done(page, index, after=before)
+        page.wait_for_timeout(500)  # tasks are reported after they end
+    finally:
+        trace = browser.stop_tracing()
+    thread = main_thread_tasks(trace)
+    assert thread, "the trace recorded no task of the page's main thread"
+    return shown, MainThread(wall=page.evaluate("() => window.__longTasks"), thread=thread)
 
 
-# The limit on the page's longest task, and how many times a run may be tried to meet it. This
-# machine is shared: a task can stall for reasons outside the page, so a run that misses is
-# repeated, up to ATTEMPTS runs in all, and the quickest counts (as Lighthouse CI asserts over
-# several runs). A page that really blocks misses on every attempt; each attempt is reported.
-LONG_TASK_LIMIT_MS = 200
-ATTEMPTS = 3
-
-
-def run_large_responsively(page, index: int, text: str) -> tuple[dict, list[float]]:
-    """:func:`run_large` until the longest task stays under the limit: the last result and the
-    longest task of each attempt."""
-    longest: list[float] = []
-    while True:
-        shown, long_tasks = run_large(page, index, text)
-        longest.append(round(max(long_tasks, default=0)))
-        if longest[-1] < LONG_TASK_LIMIT_MS or len(longest) == ATTEMPTS:
-            return shown, longest
-
-
-def assert_responsive(longest: list[float]) -> None:
-    assert min(longest) < LONG_TASK_LIMIT_MS, f"the longest main-thread task of each attempt: {longest} ms"
+def assert_responsive(tasks: MainThread, report) -> None:
+    report(tasks.report())
+    assert max(tasks.thread) < LONG_TASK_LIMIT_MS, tasks.report()
 
 
 def assert_next_run_works(page) -> None:
@@ -829,23 +861,23 @@ def assert_next_run_works(page) -> None:
     assert_same_as_cpython(run_edited(page, 0, text), text, "a normal request after a hostile one")
 
 
-def test_a_hundred_thousand_empty_candidates_keep_the_page_responsive(reader_page, site_url):
+def test_a_hundred_thousand_empty_candidates_keep_the_page_responsive(reader_page, site_url, browser_report):
     page, log = reader_page()
     goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
     text = json.dumps({"taskAnchor": {}, "budgetUnits": 1, "candidates": [{}] * 100_000})
-    shown, longest = run_large_responsively(page, 0, text)
+    shown, tasks = run_large(page, 0, text)
     assert shown["kind"] == "invalid-request", shown["status"]
     expected = cpython(text)
     assert shown["problems"] == expected["problems"]  # 100 problems and one "… and K more" line
     assert len(shown["problems"]) == 101 and shown["problems"][-1] == "… and 599903 more problems"
     assert "600003" in shown["title"]  # the heading counts every problem
-    assert_responsive(longest)
+    assert_responsive(tasks, browser_report)
     assert_next_run_works(page)
     assert log.problems() == []
 
 
-def test_a_huge_result_is_drawn_capped_without_a_long_task(reader_page, site_url):
+def test_a_huge_result_is_drawn_capped_without_a_long_task(reader_page, site_url, browser_report):
     page, log = reader_page()
     goto(page, site_url + page_url(example_page()))
     open_and_run(page, 0)
@@ -854,13 +886,13 @@ def test_a_huge_result_is_drawn_capped_without_a_long_task(reader_page, site_url
     request["candidates"] = [{**template, "id": f"c{n}", "sizeUnits": 1} for n in range(5_000)]
     request["budgetUnits"] = 5_000
     text = json.dumps(request, ensure_ascii=False)
-    shown, longest = run_large_responsively(page, 0, text)
+    shown, tasks = run_large(page, 0, text)
     assert shown["kind"] == "result", shown["status"]
     full = cpython(text)["text"].split("\n")
     assert shown["text"] == "\n".join(full[:1000])
     assert f"{len(full) - 1000}" in shown["more"]
     assert shown["highlighted"] == ['  "state": "ready",', '  "phase": "assembled",']
-    assert_responsive(longest)
+    assert_responsive(tasks, browser_report)
     assert log.problems() == []
 
 
