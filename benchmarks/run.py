@@ -574,6 +574,85 @@ def playground_figures(site_dir: Path) -> dict[str, Any]:
     return result
 
 
+LIGHTHOUSE_RUNS = 3
+QUIET_PERFORMANCE_TARGET = 98  # issue 14: mobile performance in a quiet run
+
+
+def lighthouse_figures(site_dir: Path) -> dict[str, Any]:
+    """Lighthouse (mobile) on the pages the browser tests audit, in a quiet run: one audit at a
+    time, nothing else running, on the tests' server (gzip). Each page is audited
+    :data:`LIGHTHOUSE_RUNS` times; its figures are the median run's, with the spread.
+    """
+    sys.path.insert(0, str(ROOT))
+    from tests.browser.serving import CHROMIUM, CHROMIUM_ARGS, serve
+    from tests.browser.test_lighthouse import EDITIONS, PAGES, run_lighthouse
+
+    node = shutil.which("node")
+    cli = ROOT / "tools" / "lighthouse.mjs"
+    if not CHROMIUM.exists():
+        return {"skipped": f"Chromium is not installed at {CHROMIUM}"}
+    if node is None or not (ROOT / "tools" / "node_modules" / "lighthouse").is_dir():
+        return {"skipped": "Lighthouse is not installed (npm ci --prefix tools)"}
+    lh = {"node": node, "cli": cli, "chromium": str(CHROMIUM), "flags": list(CHROMIUM_ARGS)}
+    server = serve(site_dir)
+    pages: dict[str, Any] = {}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for edition, prefix in EDITIONS.items():
+                for name, rel in PAGES.items():
+                    runs = []
+                    for n in range(LIGHTHOUSE_RUNS):
+                        report = run_lighthouse(
+                            lh, server.url + prefix + rel, Path(tmp) / f"{edition}-{name}-{n}"
+                        )
+                        audits = report["audits"]
+                        runs.append(
+                            {
+                                "performance": round(report["categories"]["performance"]["score"] * 100),
+                                "others": min(
+                                    round(report["categories"][c]["score"] * 100)
+                                    for c in ("accessibility", "best-practices", "seo")
+                                ),
+                                "fcp_s": audits["first-contentful-paint"]["numericValue"] / 1000,
+                                "tbt_ms": audits["total-blocking-time"]["numericValue"],
+                                "benchmark_index": report["environment"].get("benchmarkIndex"),
+                            }
+                        )
+                    median = sorted(runs, key=lambda run: run["performance"])[len(runs) // 2]
+                    pages[f"{edition} {name}"] = {
+                        "url": "/" + prefix + rel,
+                        **median,
+                        "performance_runs": [run["performance"] for run in runs],
+                        "others_min": min(run["others"] for run in runs),
+                    }
+    finally:
+        server.close()
+    return {"runs": LIGHTHOUSE_RUNS, "pages": pages}
+
+
+def lighthouse_report(quiet: dict[str, Any]) -> list[str]:
+    """The section of RESULTS.md on the quiet Lighthouse run."""
+    lines = ["", "## Lighthouse, quiet", ""]
+    if "skipped" in quiet:
+        return [*lines, f"Not measured: {quiet['skipped']}."]
+    lines += [
+        f"Lighthouse 12, mobile preset (simulated throttling), on the tests' server with gzip. One "
+        f"audit at a time with nothing else running; each page audited {quiet['runs']} times, and "
+        "its row is the median run (by performance score). Target: performance ≥ "
+        f"{QUIET_PERFORMANCE_TARGET} on every page; accessibility, best practices and SEO 100.",
+        "",
+        "| page | performance (median) | every run | target | FCP | TBT | lowest other score | benchmark index |",
+        "|---|---:|---|---|---:|---:|---:|---:|",
+    ]
+    for name, row in quiet["pages"].items():
+        lines.append(
+            f"| {name} (`{row['url']}`) | {row['performance']} | {row['performance_runs']} | "
+            f"≥ {QUIET_PERFORMANCE_TARGET}: {verdict(row['performance'], QUIET_PERFORMANCE_TARGET, lower_is_better=False)} | "
+            f"{row['fcp_s']:.2f} s | {row['tbt_ms']:.0f} ms | {row['others_min']} | {row['benchmark_index']} |"
+        )
+    return lines
+
+
 # --- reporting ---------------------------------------------------------------------------
 
 
@@ -749,6 +828,9 @@ def report(figures: dict[str, Any], command: str) -> str:
                     f"| {name} | {row['requests']} | {kb:.0f} KB | ≤ {TARGETS['page_kb']:.0f} KB: "
                     f"{verdict(kb, TARGETS['page_kb'])} | {largest} |"
                 )
+    quiet = figures.get("lighthouse_quiet")
+    if quiet:
+        lines += lighthouse_report(quiet)
     suite = figures.get("suite")
     if suite:
         lines += suite_report(suite)
@@ -833,6 +915,7 @@ def main(argv: list[str] | None = None) -> int:
             figures["book"] = book_figures(site_dir)
             figures["page_weight"] = page_weight_figures(site_dir)
             figures["playground"] = playground_figures(site_dir)
+            figures["lighthouse_quiet"] = lighthouse_figures(site_dir)
             if args.suite:
                 figures["suite"] = suite_figures()
     text = report(figures, command)
