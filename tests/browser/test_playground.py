@@ -822,13 +822,15 @@ def main_thread_tasks(trace: bytes) -> list[float]:
         for e in events
         if e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
     }
-    return [
-        e["tdur"] / 1000
+    tasks = [
+        e
         for e in events
         if e.get("ph") == "X"
         and e.get("name") in ("RunTask", "ThreadControllerImpl::RunTask")
         and (e["pid"], e["tid"]) in main
     ]
+    assert all("tdur" in e for e in tasks), "this Chromium's trace gives no thread time for its tasks"
+    return [e["tdur"] / 1000 for e in tasks]
 
 
 def run_large(page, index: int, text: str) -> tuple[dict, MainThread]:
