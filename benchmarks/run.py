@@ -585,15 +585,14 @@ def lighthouse_figures(site_dir: Path) -> dict[str, Any]:
     """
     sys.path.insert(0, str(ROOT))
     from tests.browser.serving import CHROMIUM, CHROMIUM_ARGS, serve
-    from tests.browser.test_lighthouse import EDITIONS, PAGES, run_lighthouse
+    from tests.browser.test_lighthouse import EDITIONS, PAGES, lighthouse_tool, run_lighthouse
 
-    node = shutil.which("node")
-    cli = ROOT / "tools" / "lighthouse.mjs"
     if not CHROMIUM.exists():
         return {"skipped": f"Chromium is not installed at {CHROMIUM}"}
-    if node is None or not (ROOT / "tools" / "node_modules" / "lighthouse").is_dir():
-        return {"skipped": "Lighthouse is not installed (npm ci --prefix tools)"}
-    lh = {"node": node, "cli": cli, "chromium": str(CHROMIUM), "flags": list(CHROMIUM_ARGS)}
+    node = shutil.which("node")
+    lh = lighthouse_tool(ROOT / "tools", node, str(CHROMIUM), list(CHROMIUM_ARGS)) if node else None
+    if lh is None:
+        return {"skipped": "Node.js or Lighthouse is not installed (npm ci --prefix tools)"}
     server = serve(site_dir)
     pages: dict[str, Any] = {}
     try:

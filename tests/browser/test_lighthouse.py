@@ -76,14 +76,22 @@ def losses(report: dict, category: str) -> list[str]:
     return out
 
 
+def lighthouse_tool(tools_dir: Path, node: str, chromium: str, flags: list[str]) -> dict | None:
+    """What :func:`run_lighthouse` runs (also used by benchmarks/run.py), or None when the npm
+    tools are not installed."""
+    if not (tools_dir / "node_modules" / "lighthouse" / "cli" / "bin.js").is_file():
+        return None
+    return {"node": node, "cli": tools_dir / "lighthouse.mjs", "chromium": chromium, "flags": flags}
+
+
 @pytest.fixture(scope="module")
 def lh(node, chromium_executable, chromium_flags, tools_dir) -> dict:
-    if not (tools_dir / "node_modules" / "lighthouse" / "cli" / "bin.js").is_file():
+    tool = lighthouse_tool(tools_dir, node, chromium_executable, chromium_flags)
+    if tool is None:
         if os.environ.get("CI"):
             pytest.fail("lighthouse is not installed (npm ci --prefix tools)")
         pytest.skip("lighthouse is not installed: run npm ci --prefix tools")
-    cli = tools_dir / "lighthouse.mjs"
-    return {"node": node, "cli": cli, "chromium": chromium_executable, "flags": chromium_flags}
+    return tool
 
 
 def timing(runs: list[dict], audit: str) -> str:
