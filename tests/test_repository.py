@@ -1,6 +1,9 @@
 """The repository keeps its promises: the README's two commands, and CI runs the second one."""
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,9 +48,6 @@ def test_chinese_section_gives_the_same_two_commands():
 
 def _workers_started(*args: str) -> str | None:
     """The line in which pytest-xdist says how many workers it started, or None (no workers)."""
-    import subprocess
-    import sys
-
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *args, "-k", "no_such_test_name"],
         cwd=ROOT,
@@ -76,10 +76,6 @@ def test_a_worker_that_exits_at_once_still_reports_a_failure(tmp_path):
     """conftest.py ends each pytest-xdist worker with ``os._exit(0)``: a failure in a worker
     still fails the run, and a pytest that a test starts, which inherits the worker's
     environment (``PYTEST_XDIST_WORKER``), still exits with its own status."""
-    import os
-    import subprocess
-    import sys
-
     (tmp_path / "test_one.py").write_text(FAILING_FILE, encoding="utf-8")
     # The file is outside the repository, so the root conftest.py is loaded as a plugin (-p).
     command = [
