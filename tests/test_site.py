@@ -541,6 +541,9 @@ def test_material_features(built_site, edition: str):
         name = page.relative_to(site)
         features = material_config(page)["features"]
         assert "content.code.copy" in features, f"{name}: no code copy button"
+        # Code blocks set up when they first come into view (a11y.js gives the ones not yet set
+        # up their keyboard access): see test_template_drift.py.
+        assert "content.lazy" in features, f"{name}: every code block is set up at load"
         assert "navigation.footer" in features, f"{name}: no previous/next footer"
         palette = document.select_one('form[data-md-component="palette"]')
         assert palette and len(palette.select("input.md-option")) >= 2, f"{name}: no light/dark toggle"

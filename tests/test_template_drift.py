@@ -171,3 +171,12 @@ def test_material_is_pinned_to_the_minor_line_the_overrides_came_from():
     for path in OVERRIDES.rglob("*.html"):
         named = re.findall(r"mkdocs-material (\d+\.\d+)\.\d+", path.read_text(encoding="utf-8"))
         assert all(line == low for line in named), f"{path.name} names Material {named}"
+
+
+def test_material_still_has_the_lazy_code_blocks_the_site_turns_on():
+    """mkdocs.yml turns on ``content.lazy``, a feature Material's bundle reads but its
+    documentation does not list: code blocks are set up when they first come into view, not all
+    at load (issue 14: on a field page that halved the blocking time). An upgrade that drops it
+    would turn it off without a word, so the installed bundle must still read it."""
+    (bundle,) = (MATERIAL / "assets" / "javascripts").glob("bundle.*.min.js")
+    assert '"content.lazy"' in bundle.read_text(encoding="utf-8"), "Material no longer reads content.lazy"

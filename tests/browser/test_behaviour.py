@@ -175,8 +175,11 @@ def test_dark_mode_follows_the_system_preference(new_page, site_url: str) -> Non
 def test_code_copy_button_copies_the_block(new_page, site_url: str, edition_root: str) -> None:
     page, log = new_page(permissions=["clipboard-read", "clipboard-write"])
     goto(page, urljoin(site_url, edition_root))
-    block = page.locator("div.highlight:has(button.md-code__button[data-md-type=copy])").first
+    # Material adds a block's copy button when the block first comes into view (content.lazy),
+    # so the reader scrolls to the first code block before the button is there to click.
+    block = page.locator("div.highlight:visible").first
     block.scroll_into_view_if_needed()
+    block.locator("button.md-code__button[data-md-type=copy]").wait_for(state="attached")
     expected = block.locator("pre > code").inner_text()
     assert expected.strip(), "the first code block is empty"
     page.evaluate("navigator.clipboard.writeText('clipboard before the click')")

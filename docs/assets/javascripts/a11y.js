@@ -20,14 +20,23 @@
 // must be able to focus it to scroll it (axe: scrollable-region-focusable). No landmark role:
 // a page has many such tables, and the table inside keeps its own role and caption. Checked
 // again when the window resizes or the page changes (the playground adds tables).
+//
+// A code block that scrolls sideways gets the same, until Material mounts it: with the
+// content.lazy feature (mkdocs.yml) Material sets up a code block (copy button, and a tabindex
+// where the device can hover) only when it first comes into view, so a block further down the
+// page would otherwise not be reachable by keyboard. The same rule as Material's: only where
+// the device can hover; once mounted, Material keeps the attribute up to date itself.
 (() => {
+  const hover = window.matchMedia("(hover)").matches;
   let queued = false;
   const mark = () => {
     queued = false;
-    document.querySelectorAll(".md-typeset__scrollwrap, .md-typeset table:not([class])").forEach((box) => {
-      if (box.hasAttribute("tabindex") || box.scrollWidth <= box.clientWidth + 1) return;
-      box.setAttribute("tabindex", "0");
-    });
+    const boxes = [...document.querySelectorAll(".md-typeset__scrollwrap, .md-typeset table:not([class])")];
+    if (hover) boxes.push(...document.querySelectorAll(".md-typeset pre > code"));
+    // Every width is read before any attribute is written: one layout, not one per box.
+    boxes
+      .filter((box) => !box.hasAttribute("tabindex") && box.scrollWidth > box.clientWidth + 1)
+      .forEach((box) => box.setAttribute("tabindex", "0"));
   };
   // When the browser is idle: by then the layout is clean, so reading the widths costs nothing
   // and the first paint is not held up.
