@@ -30,6 +30,8 @@ from pathlib import Path
 from bs4 import BeautifulSoup, Comment, Tag
 from bs4.element import NavigableString
 
+from tests import soup
+
 ROOT = Path(__file__).resolve().parents[1]
 HOOK = ROOT / "hooks" / "cjk_line_breaks.py"
 
@@ -88,17 +90,20 @@ def _flow(node: Tag, out: list[str]) -> None:
                 out.append(WALL)
 
 
-def flow_text(html: str, selector: str = "article") -> str:
-    """The text of the page's ``selector`` element as it runs on, with walls at block edges."""
-    soup = BeautifulSoup(html, "html.parser")
-    root = soup.select_one(selector)
+def flow_text(html: str | BeautifulSoup, selector: str = "article") -> str:
+    """The text of the page's ``selector`` element as it runs on, with walls at block edges.
+
+    ``html`` is the page's text, or the page already parsed (``tests.soup.page``, shared with
+    the other tests of the session; only read here)."""
+    document = soup.parse(html) if isinstance(html, str) else html
+    root = document.select_one(selector)
     assert root is not None, f"no {selector} on the page"
     out: list[str] = []
     _flow(root, out)
     return "".join(out)
 
 
-def rendered_gaps(html: str, selector: str = "article") -> list[str]:
+def rendered_gaps(html: str | BeautifulSoup, selector: str = "article") -> list[str]:
     """Every whitespace between two CJK characters in the page's text, with some context."""
     text = flow_text(html, selector)
     return [

@@ -18,6 +18,7 @@ import pytest
 
 from harnessbook import typography
 from harnessbook.typography import is_cjk, join_cjk_lines, join_cjk_lines_html
+from tests import soup
 from tests.cjk_gaps import (
     FIXTURE_PAGE,
     ROOT,
@@ -146,9 +147,8 @@ def test_the_search_check_fails_without_the_fix(fixture_sites):
 def test_no_gap_between_cjk_characters_on_any_chinese_page(built_site):
     problems = []
     for page in chinese_pages(built_site.path):
-        html = page.read_text(encoding="utf-8")
         # The whole page: the article, and the interface around it (navigation, footer).
-        for gap in rendered_gaps(html, "body"):
+        for gap in rendered_gaps(soup.page(page), "body"):
             problems.append(f"{page.relative_to(built_site.path)}: {gap}")
     assert problems == [], "\n".join(problems)
 
