@@ -9,7 +9,8 @@ Fixtures for every test under ``tests/browser`` (all of them are marked ``browse
                  when the browser accepts it, as a real static host does; binaries go as-is.
 ``site_url``     its base URL, ending in ``/`` (``http://127.0.0.1:PORT/``).
 ``nginx``        the same site behind real nginx with ``deploy/nginx.conf`` (session): ``.url``.
-``browser``      a Playwright ``Browser`` running ``/usr/bin/chromium`` headless (session).
+``browser``      a Playwright ``Browser`` running Debian's ``chromium-headless-shell`` (session);
+                 Lighthouse runs the full ``/usr/bin/chromium`` (``chromium_executable``).
 ``page_logger``  ``log = page_logger(page)`` for a page opened in a context of your own.
 ``new_page``     factory: ``page, log = new_page(**context_options)`` opens a page in a fresh
                  browser context (closed after the test) and a :class:`PageLog` that records every
@@ -37,6 +38,7 @@ import pytest
 from tests.browser.serving import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    HEADLESS_SHELL,
     Nginx,
     SiteServer,
     launch_chromium,
@@ -136,6 +138,19 @@ def chromium_executable() -> str:
 
 
 @pytest.fixture(scope="session")
+def headless_shell_executable() -> str:
+    """The Playwright tests' browser: Debian's headless shell (serving.HEADLESS_SHELL). Where it
+    is missing, locally, they run on the full Chromium, only slower; CI installs and needs it."""
+    if HEADLESS_SHELL.exists() or os.environ.get("CI"):
+        return str(
+            require(
+                HEADLESS_SHELL, "Debian's Chromium headless shell (apt-get install chromium-headless-shell)"
+            )
+        )
+    return str(require(CHROMIUM, "Debian's Chromium (apt-get install chromium)"))
+
+
+@pytest.fixture(scope="session")
 def chromium_flags() -> list[str]:
     """The command-line flags every Chromium here is started with (Lighthouse's too)."""
     return list(CHROMIUM_ARGS)
@@ -156,9 +171,9 @@ def playwright_driver() -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
-def browser(playwright_driver, chromium_executable: str):
-    """Debian's Chromium, headless, launched by Playwright's bundled driver."""
-    browser = launch_chromium(playwright_driver, chromium_executable)
+def browser(playwright_driver, headless_shell_executable: str):
+    """Debian's Chromium headless shell, launched by Playwright's bundled driver."""
+    browser = launch_chromium(playwright_driver, headless_shell_executable)
     yield browser
     browser.close()
 
