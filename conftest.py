@@ -7,6 +7,8 @@ seconds for two workers here, before the first test runs). :func:`pytest_xdist_a
 gives ``-n auto`` at most one worker per named file, and none at all (the tests run in pytest's
 own process) for a single file, such as ``pytest docs/chapters/06-context-packet/rules.md``.
 The tests and their outcomes are the same either way; ``-n N`` on the command line still wins.
+Which worker gets which file, and in what order, is :mod:`tests.scheduling`'s: the longest
+file first, and the files that parse the built pages together.
 
 Byte code is cached, even where ``PYTHONDONTWRITEBYTECODE`` is set (these machines set it): see
 :func:`keep_byte_code`. A worker skips the interpreter's clean-up when it exits: see
@@ -69,6 +71,21 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     if hasattr(config, "workerinput"):
         atexit.register(exit_at_once)
+    elif config.pluginmanager.hasplugin("xdist"):
+        from tests.scheduling import FileSeconds
+
+        config.pluginmanager.register(FileSeconds(config), "harnessbook-file-seconds")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``--dist loadfile`` hands out the longest file first (:mod:`tests.scheduling`)."""
+    if config.option.dist != "loadfile":
+        return None
+    from tests.scheduling import LongestFirstFileScheduling
+
+    timer = config.pluginmanager.get_plugin("harnessbook-file-seconds")
+    return LongestFirstFileScheduling(config, log, timer.expected() if timer is not None else None)
 
 
 def named_files(config: pytest.Config) -> set[Path] | None:

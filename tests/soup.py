@@ -1,4 +1,7 @@
-"""Built pages read with a real HTML parser (Beautiful Soup on Python's html.parser), not patterns."""
+"""Built pages read with a real HTML parser (Beautiful Soup on lxml's libxml2), not patterns.
+
+lxml, not Python's html.parser: Beautiful Soup built the trees of the site's 92 pages in 4.5 to
+4.7 s with it, against 6.2 to 6.3 s (measured on the 2-core machine); the tests read the same trees."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from bs4.element import NavigableString
 
 
 def parse(text: str) -> BeautifulSoup:
-    return BeautifulSoup(text, "html.parser")
+    return BeautifulSoup(text, "lxml")
 
 
 @cache
@@ -23,6 +26,31 @@ def _page(path: Path, mtime_ns: int) -> BeautifulSoup:
 def page(path: Path) -> BeautifulSoup:
     """A built page, parsed once per test session (read-only: do not modify the tree)."""
     return _page(path, path.stat().st_mtime_ns)
+
+
+@cache
+def _classes(path: Path, mtime_ns: int) -> frozenset[str]:
+    return frozenset(
+        name
+        for tag in _page(path, mtime_ns).find_all(class_=True)
+        for name in tag.get_attribute_list("class")
+    )
+
+
+def classes(path: Path) -> frozenset[str]:
+    """Every class name on a built page: ``"x" in classes(path)`` is ``select_one(".x")``, with
+    one walk of the page for the session instead of one a question."""
+    return _classes(path, path.stat().st_mtime_ns)
+
+
+@cache
+def _config(path: Path, mtime_ns: int) -> dict[str, Any] | None:
+    return material_config(_page(path, mtime_ns))
+
+
+def page_config(path: Path) -> dict[str, Any] | None:
+    """:func:`material_config` of a built page, read once per session (read-only)."""
+    return _config(path, path.stat().st_mtime_ns)
 
 
 def html_lang(document: BeautifulSoup) -> str | None:

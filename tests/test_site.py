@@ -20,14 +20,13 @@ import re
 import shutil
 import subprocess
 import warnings
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import pytest
 from bs4 import BeautifulSoup, Tag
-from bs4.element import PageElement
+from bs4.element import NavigableString
 from mkdocs.utils.yaml import yaml_load
 
 from tests import soup
@@ -234,7 +233,7 @@ def test_the_dormant_urls_stay_dormant(built_site):
         "data-md-component=source makes Material fetch repository facts from the host's API"
     )
     pages = html_pages(built_site.path)
-    assert not any(soup.page(p).select_one(".mermaid") for p in pages), "mermaid loads from unpkg"
+    assert not any("mermaid" in soup.classes(p) for p in pages), "mermaid loads from unpkg"
     for worker in built_site.path.rglob("worker.mjs"):
         assert "packageBaseUrl" in worker.read_text(encoding="utf-8"), f"{worker}: Pyodide would use its CDN"
 
@@ -522,7 +521,7 @@ def test_material_search_stays_in_the_edition(built_site, edition: str, tmp_path
 
 
 def material_config(page: Path) -> dict:
-    config = soup.material_config(soup.page(page))
+    config = soup.page_config(page)
     assert config is not None, f"{page}: no Material __config"
     return config
 
@@ -554,10 +553,7 @@ def test_material_features(built_site, edition: str):
         if document.find(["h2", "h3", "h4", "h5", "h6"], id=True):
             assert document.select_one("a.headerlink"), f"{name}: headings have no permalinks"
     footers = [
-        (
-            bool(soup.page(p).select_one(".md-footer__link--prev")),
-            bool(soup.page(p).select_one(".md-footer__link--next")),
-        )
+        ("md-footer__link--prev" in soup.classes(p), "md-footer__link--next" in soup.classes(p))
         for p in pages
     ]
     assert sum(1 for prev, _ in footers if not prev) == 1, (
@@ -668,43 +664,44 @@ def _left_out_of_chrome(tag: Tag) -> bool:
 
 
 def chrome_labels(markup: str | BeautifulSoup) -> list[str]:
-    """:func:`labels` of the page without its content: header, navigation, search, table of
-    contents, footer. A parsed page is read in place (it is shared, so nothing is removed)."""
+    """The words of the page a reader or a screen reader meets outside its content (header,
+    navigation, search, table of contents, footer): its text and its label attributes
+    (:data:`LABEL_ATTRIBUTES`). A parsed page is read in place (it is shared, nothing is removed)."""
+    document = markup if isinstance(markup, BeautifulSoup) else soup.parse(markup)
+    texts: list[str] = []
+    attributes: list[str] = []
 
-    def in_chrome(node: PageElement) -> bool:
-        return not any(_left_out_of_chrome(n) for n in (node, *node.parents) if isinstance(n, Tag))
+    def walk(tag: Tag) -> None:  # one pass, in document order, skipping what is left out
+        for child in tag.children:
+            if isinstance(child, Tag):
+                if not _left_out_of_chrome(child):
+                    attributes.extend(
+                        value.strip()
+                        for name in LABEL_ATTRIBUTES
+                        if (value := soup.attribute(child, name)) is not None
+                    )
+                    walk(child)
+            elif type(child) is NavigableString:
+                texts.append(child.strip())
 
-    return labels(markup, in_chrome)
-
-
-def labels(
-    fragment: str | BeautifulSoup, keep: Callable[[PageElement], bool] = lambda node: True
-) -> list[str]:
-    """The words of a page a reader or a screen reader meets: its text and its label attributes
-    (:data:`LABEL_ATTRIBUTES`), of the nodes ``keep`` accepts."""
-    document = fragment if isinstance(fragment, BeautifulSoup) else soup.parse(fragment)
-    found = [text.strip() for text in soup.texts(document) if keep(text)]
-    for tag in document.find_all(True):
-        if keep(tag):
-            found += [
-                value.strip() for name in LABEL_ATTRIBUTES if (value := soup.attribute(tag, name)) is not None
-            ]
-    return [label for label in found if label]
+    walk(document)
+    return [label for label in texts + attributes if label]
 
 
 def content_labels(text: str | BeautifulSoup) -> list[str]:
-    """Interface words inside the content: admonition, details and API section titles, permalinks."""
+    """Interface words inside the content: admonition, details and API section titles, permalinks,
+    table headings (the API tables' Name...)."""
     document = text if isinstance(text, BeautifulSoup) else soup.parse(text)
-    articles = document.find_all("article")
     found: list[str] = []
-    for selector in ("p.admonition-title", "summary", ".doc-section-title"):
-        found += [tag.get_text() for article in articles for tag in article.select(selector)]
-    found += [
-        soup.attribute(link, "title") or "" for article in articles for link in article.select("a.headerlink")
-    ]
-    found += [
-        cell.get_text() for article in articles for cell in article.find_all("th")
-    ]  # the API tables' Name...
+    for article in document.find_all("article"):
+        for tag in article.find_all(True):  # one walk of the article, in document order
+            names = tag.get_attribute_list("class")
+            if (tag.name == "p" and "admonition-title" in names) or tag.name in ("summary", "th"):
+                found.append(tag.get_text())
+            if "doc-section-title" in names:
+                found.append(tag.get_text())
+            if tag.name == "a" and "headerlink" in names:
+                found.append(soup.attribute(tag, "title") or "")
     return [label.strip() for label in found if label.strip()]
 
 

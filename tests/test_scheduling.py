@@ -1,0 +1,126 @@
+"""How the files of a run are shared between pytest-xdist's workers (tests/scheduling.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import OrderedDict
+from pathlib import Path
+from types import SimpleNamespace
+
+from tests import scheduling
+from tests.scheduling import SHARED_PARSE, SHARED_SCOPE, LongestFirstFileScheduling
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class FakeNode:
+    """A worker as the scheduler sees it: it is sent the indexes of the tests to run."""
+
+    def __init__(self) -> None:
+        self.sent: list[list[int]] = []
+        self.shutting_down = False
+
+    def send_runtest_some(self, indexes: list[int]) -> None:
+        self.sent.append(indexes)
+
+
+def scheduler(
+    collection: list[str], seconds: dict[str, float]
+) -> tuple[LongestFirstFileScheduling, FakeNode]:
+    config = SimpleNamespace(option=SimpleNamespace(loadscopereorder=True), getvalue={"tx": ["popen"]}.get)
+    sched = LongestFirstFileScheduling(config, log=None, seconds=seconds)  # type: ignore[arg-type]
+    node = FakeNode()
+    sched.registered_collections[node] = collection
+    sched.assigned_work[node] = {}
+    for nodeid in collection:
+        sched.workqueue.setdefault(sched._split_scope(nodeid), OrderedDict())[nodeid] = False
+    return sched, node
+
+
+def handed_out(sched: LongestFirstFileScheduling, node: FakeNode, collection: list[str]) -> list[str]:
+    """The files in the order the scheduler hands them to one worker."""
+    order: list[str] = []
+    while sched.workqueue:
+        sched._assign_work_unit(node)
+        files = dict.fromkeys(collection[i].split("::", 1)[0] for i in node.sent[-1])
+        order.append(" + ".join(files))
+    return order
+
+
+def test_the_longest_file_goes_first_not_the_one_with_most_tests():
+    collection = [f"docs/page.md::line:{n}" for n in range(50)] + [
+        "tests/browser/test_lighthouse.py::test_a",
+        "tests/browser/test_lighthouse.py::test_b",
+        "tests/test_cli.py::test_a",
+    ]
+    sched, node = scheduler(collection, {"docs/page.md": 3.0, "tests/browser/test_lighthouse.py": 70.0})
+    # test_cli.py was never timed: 1 test at GUESS_SECONDS[""], after the 3 s page.
+    assert handed_out(sched, node, collection) == [
+        "tests/browser/test_lighthouse.py",
+        "docs/page.md",
+        "tests/test_cli.py",
+    ]
+
+
+def test_files_never_timed_are_guessed_by_their_tests():
+    collection = [f"tests/test_many.py::test_{n}" for n in range(10)] + [
+        "tests/browser/test_pages.py::test_a",
+        "tests/browser/test_pages.py::test_b",
+    ]
+    sched, node = scheduler(collection, {})
+    # A browser test is guessed at 2 s, any other at 0.02 s: 4 s against 0.2 s.
+    assert handed_out(sched, node, collection) == ["tests/browser/test_pages.py", "tests/test_many.py"]
+
+
+def test_the_files_that_parse_the_built_pages_go_to_one_worker_together():
+    collection = [f"{file}::test_x" for file in sorted(SHARED_PARSE)] + ["tests/test_cli.py::test_a"]
+    sched, node = scheduler(collection, {"tests/test_cli.py": 100.0})
+    assert set(sched.workqueue) == {SHARED_SCOPE, "tests/test_cli.py"}
+    assert handed_out(sched, node, collection) == ["tests/test_cli.py", " + ".join(sorted(SHARED_PARSE))]
+    # Their expected time is the sum of theirs.
+    sched, _ = scheduler(collection, dict.fromkeys(SHARED_PARSE, 2.0))
+    assert sched.expected_seconds(SHARED_SCOPE, sched.workqueue[SHARED_SCOPE]) == 2.0 * len(SHARED_PARSE)
+
+
+def test_shared_parse_names_exactly_the_files_that_read_built_pages():
+    calls = re.compile(r"\bsoup\.page\(")
+    readers = {
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "tests").glob("test_*.py")
+        if calls.search(path.read_text(encoding="utf-8"))
+    }
+    assert readers == SHARED_PARSE
+
+
+def test_the_recorded_seconds_name_files_that_exist():
+    recorded = json.loads(scheduling.RECORDED_FILE.read_text(encoding="utf-8"))
+    assert recorded, "tests/file_seconds.json is empty"
+    missing = sorted(file for file in recorded if not (ROOT / file).is_file())
+    assert not missing, f"refresh it: uv run python -m tests.scheduling ({missing})"
+    assert all(isinstance(seconds, int | float) and seconds >= 0 for seconds in recorded.values())
+
+
+def test_the_seconds_of_a_run_are_kept_for_the_next(tmp_path: Path):
+    """The controlling process sums each file's seconds and keeps them in pytest's cache, and
+    the next run's scheduler reads them."""
+    (tmp_path / "test_one.py").write_text(
+        "import time\n\ndef test_a():\n    time.sleep(0.2)\n", encoding="utf-8"
+    )
+    (tmp_path / "test_two.py").write_text("def test_b():\n    pass\n", encoding="utf-8")
+    # The files are outside the repository, so the root conftest.py is loaded as a plugin (-p).
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "conftest", "-n", "2", "test_one.py", "test_two.py"],
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    cached = json.loads((tmp_path / ".pytest_cache" / "v" / scheduling.CACHE_KEY).read_text(encoding="utf-8"))
+    assert set(cached) == {"test_one.py", "test_two.py"}
+    assert cached["test_one.py"] >= 0.2 > cached["test_two.py"]
