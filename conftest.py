@@ -72,9 +72,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         atexit.register(exit_at_once)
     elif config.pluginmanager.hasplugin("xdist"):
-        from tests.scheduling import FileSeconds
+        from tests.scheduling import RunSeconds
 
-        config.pluginmanager.register(FileSeconds(config), "harnessbook-file-seconds")
+        config.pluginmanager.register(RunSeconds(config), "harnessbook-test-seconds")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -82,10 +82,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
     """``--dist loadfile`` hands out the longest file first (:mod:`tests.scheduling`)."""
     if config.option.dist != "loadfile":
         return None
-    from tests.scheduling import LongestFirstFileScheduling
+    from tests.scheduling import LongestFirstFileScheduling, RunSeconds
 
-    timer = config.pluginmanager.get_plugin("harnessbook-file-seconds")
-    return LongestFirstFileScheduling(config, log, timer.expected() if timer is not None else None)
+    timer = config.pluginmanager.get_plugin("harnessbook-test-seconds")
+    return timer.scheduler(log) if isinstance(timer, RunSeconds) else LongestFirstFileScheduling(config, log)
 
 
 def named_files(config: pytest.Config) -> set[Path] | None:

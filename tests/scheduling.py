@@ -4,10 +4,11 @@ installs :class:`LongestFirstFileScheduling` for ``--dist loadfile``).
 Two changes to pytest-xdist's ``loadfile``, which keeps a file's tests on one worker, in order,
 and hands out the files with the most tests first:
 
-* **Longest first.** The next file a worker gets is the one expected to take longest: by the
-  seconds its tests took in the last run that ran them (pytest's cache, ``.pytest_cache``), else
-  by :data:`RECORDED` (``tests/file_seconds.json``, for a fresh clone, as CI runs), else by its
-  number of tests (:data:`GUESS_SECONDS` each). The test count is a poor guess: the six
+* **Longest first.** The next file a worker gets is the one expected to take longest. A test
+  counts for the seconds it took the last time it ran (pytest's cache, ``.pytest_cache``, so a
+  run of a few tests changes nothing for the others); a test never timed here, for the share of
+  its file in ``tests/file_seconds.json`` (what a fresh clone, as CI, goes by); a test of a file
+  not in it either, :data:`GUESS_SECONDS`. The test count is a poor guess: the six
   Lighthouse audits take longer than the 1,260 examples of the pages, and a long file handed
   out last keeps one worker busy while the other has finished.
 * **The built pages parsed once.** The files that read the built pages through
@@ -16,7 +17,7 @@ and hands out the files with the most tests first:
 
 Which worker runs a test changes nothing in its outcome (each file's tests still run in order
 on one worker); only the run's length does. ``uv run python -m tests.scheduling`` writes the
-cached seconds of the last full run to ``tests/file_seconds.json``.
+cached seconds, summed by file, to ``tests/file_seconds.json``.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED_FILE = Path(__file__).with_name("file_seconds.json")
-CACHE_KEY = "harnessbook/file-seconds"
+CACHE_KEY = "harnessbook/test-seconds"
 GUESS_SECONDS = {"tests/browser/": 2.0, "": 0.02}
 """Seconds a test of a file never timed is guessed to take, by the first matching path prefix."""
 
@@ -49,74 +50,96 @@ def recorded_seconds() -> dict[str, float]:
     return {str(k): float(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def guess(file: str, tests: int) -> float:
-    per_test = next(seconds for prefix, seconds in GUESS_SECONDS.items() if file.startswith(prefix))
-    return tests * per_test
+def guess(file: str) -> float:
+    return next(seconds for prefix, seconds in GUESS_SECONDS.items() if file.startswith(prefix))
+
+
+def file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
 
 
 class LongestFirstFileScheduling(LoadFileScheduling):  # type: ignore[misc]
-    """``--dist loadfile``, with the longest file handed out first and :data:`SHARED_PARSE` as one unit."""
+    """``--dist loadfile``, with the longest file handed out first and :data:`SHARED_PARSE` as one unit.
+
+    ``tests``: the seconds each test took when it last ran; ``files``: the seconds of each file
+    (``tests/file_seconds.json``), for the tests not in ``tests``."""
 
     def __init__(
-        self, config: pytest.Config, log: Any = None, seconds: dict[str, float] | None = None
+        self,
+        config: pytest.Config,
+        log: Any = None,
+        tests: dict[str, float] | None = None,
+        files: dict[str, float] | None = None,
     ) -> None:
         super().__init__(config, log)
-        self.seconds = seconds if seconds is not None else {}
+        self.tests = tests or {}
+        self.files = files or {}
 
     def _split_scope(self, nodeid: str) -> str:
-        file = nodeid.split("::", 1)[0]
+        file = file_of(nodeid)
         return SHARED_SCOPE if file in SHARED_PARSE else file
 
-    def expected_seconds(self, scope: str, nodeids: dict[str, bool]) -> float:
-        per_file: dict[str, int] = defaultdict(int)
+    def expected_seconds(self, nodeids: dict[str, bool]) -> float:
+        per_file: dict[str, list[str]] = defaultdict(list)
         for nodeid in nodeids:
-            per_file[nodeid.split("::", 1)[0]] += 1
-        return sum(self.seconds.get(file, guess(file, count)) for file, count in per_file.items())
+            per_file[file_of(nodeid)].append(nodeid)
+        total = 0.0
+        for file, ids in per_file.items():
+            share = self.files[file] / len(ids) if file in self.files else guess(file)
+            total += sum(self.tests.get(nodeid, share) for nodeid in ids)
+        return total
 
     def _assign_work_unit(self, node: Any) -> None:
-        longest = max(self.workqueue, key=lambda scope: self.expected_seconds(scope, self.workqueue[scope]))
+        longest = max(self.workqueue, key=lambda scope: self.expected_seconds(self.workqueue[scope]))
         self.workqueue.move_to_end(longest, last=False)  # the unit the base class hands out next
         super()._assign_work_unit(node)
 
 
-class FileSeconds:
-    """Sums the seconds of each file's tests (every phase) in the controlling process, and keeps
-    them in pytest's cache at the end of the session for the next run's order."""
+class RunSeconds:
+    """Sums the seconds of each test (every phase) in the controlling process, and keeps them in
+    pytest's cache at the end of the session, for the next run's order."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.seconds: dict[str, float] = defaultdict(float)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.seconds[report.nodeid.split("::", 1)[0]] += report.duration
+        self.seconds[report.nodeid] += report.duration
+
+    def cached(self) -> dict[str, float]:
+        cache = getattr(self.config, "cache", None)
+        kept = cache.get(CACHE_KEY, {}) if cache is not None else {}
+        return kept if isinstance(kept, dict) else {}
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         cache = getattr(self.config, "cache", None)
         if cache is None or not self.seconds:
             return
-        kept = cache.get(CACHE_KEY, {})
-        kept.update({file: round(seconds, 2) for file, seconds in self.seconds.items()})
+        root = self.config.rootpath  # what nodeids are relative to; a deleted file's tests go
+        kept = {nodeid: s for nodeid, s in self.cached().items() if (root / file_of(nodeid)).is_file()}
+        kept.update({nodeid: round(seconds, 3) for nodeid, seconds in self.seconds.items()})
         cache.set(CACHE_KEY, kept)
 
-    def expected(self) -> dict[str, float]:
-        """The seconds to schedule by: the recorded ones, overridden by the cached ones."""
-        cache = getattr(self.config, "cache", None)
-        return {**recorded_seconds(), **(cache.get(CACHE_KEY, {}) if cache is not None else {})}
+    def scheduler(self, log: Any) -> LongestFirstFileScheduling:
+        return LongestFirstFileScheduling(self.config, log, tests=self.cached(), files=recorded_seconds())
 
 
 def main() -> int:
-    """Write the cached seconds (``.pytest_cache``) to tests/file_seconds.json, sorted."""
+    """Write the cached seconds (``.pytest_cache``), summed by file, to tests/file_seconds.json."""
     cached = ROOT / ".pytest_cache" / "v" / CACHE_KEY
     try:
         seconds = json.loads(cached.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         print(f"no seconds in {cached.relative_to(ROOT)}: run `uv run pytest` first", file=sys.stderr)
         return 1
-    existing = {f for f in seconds if (ROOT / f).is_file()}
+    files: dict[str, float] = defaultdict(float)
+    for nodeid, value in seconds.items():
+        if (ROOT / file_of(nodeid)).is_file():
+            files[file_of(nodeid)] += value
     RECORDED_FILE.write_text(
-        json.dumps({f: round(seconds[f], 1) for f in sorted(existing)}, indent=1) + "\n", encoding="utf-8"
+        json.dumps({f: round(files[f], 1) for f in sorted(files)}, indent=1) + "\n", encoding="utf-8"
     )
-    print(f"{RECORDED_FILE.relative_to(ROOT)}: {len(existing)} files")
+    print(f"{RECORDED_FILE.relative_to(ROOT)}: {len(files)} files")
     return 0
 
 

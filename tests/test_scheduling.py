@@ -29,10 +29,11 @@ class FakeNode:
 
 
 def scheduler(
-    collection: list[str], seconds: dict[str, float]
+    collection: list[str], files: dict[str, float], tests: dict[str, float] | None = None
 ) -> tuple[LongestFirstFileScheduling, FakeNode]:
+    """A scheduler given ``files`` (as tests/file_seconds.json) and ``tests`` (as the cache)."""
     config = SimpleNamespace(option=SimpleNamespace(loadscopereorder=True), getvalue={"tx": ["popen"]}.get)
-    sched = LongestFirstFileScheduling(config, log=None, seconds=seconds)  # type: ignore[arg-type]
+    sched = LongestFirstFileScheduling(config, log=None, tests=tests, files=files)  # type: ignore[arg-type]
     node = FakeNode()
     sched.registered_collections[node] = collection
     sched.assigned_work[node] = {}
@@ -83,7 +84,19 @@ def test_the_files_that_parse_the_built_pages_go_to_one_worker_together():
     assert handed_out(sched, node, collection) == ["tests/test_cli.py", " + ".join(sorted(SHARED_PARSE))]
     # Their expected time is the sum of theirs.
     sched, _ = scheduler(collection, dict.fromkeys(SHARED_PARSE, 2.0))
-    assert sched.expected_seconds(SHARED_SCOPE, sched.workqueue[SHARED_SCOPE]) == 2.0 * len(SHARED_PARSE)
+    assert sched.expected_seconds(sched.workqueue[SHARED_SCOPE]) == 2.0 * len(SHARED_PARSE)
+
+
+def test_a_test_timed_in_an_earlier_run_counts_for_its_own_seconds():
+    """A run of a few tests of a long file does not make the file look short: each test counts
+    for its own last time, and the others for their share of the file's recorded seconds."""
+    collection = [f"tests/test_long.py::test_{n}" for n in range(4)] + ["tests/test_other.py::test_a"]
+    files = {"tests/test_long.py": 40.0, "tests/test_other.py": 25.0}
+    sched, node = scheduler(collection, files, tests={"tests/test_long.py::test_0": 0.1})
+    assert sched.expected_seconds(sched.workqueue["tests/test_long.py"]) == 0.1 + 3 * 10.0
+    assert handed_out(sched, node, collection) == ["tests/test_long.py", "tests/test_other.py"]
+    sched, node = scheduler(collection, files, tests=dict.fromkeys(collection[:4], 0.1))
+    assert handed_out(sched, node, collection) == ["tests/test_other.py", "tests/test_long.py"]
 
 
 def test_shared_parse_names_exactly_the_files_that_read_built_pages():
@@ -105,22 +118,33 @@ def test_the_recorded_seconds_name_files_that_exist():
 
 
 def test_the_seconds_of_a_run_are_kept_for_the_next(tmp_path: Path):
-    """The controlling process sums each file's seconds and keeps them in pytest's cache, and
-    the next run's scheduler reads them."""
+    """The controlling process keeps each test's seconds in pytest's cache; a later run of some
+    of them updates theirs and keeps the others'."""
     (tmp_path / "test_one.py").write_text(
         "import time\n\ndef test_a():\n    time.sleep(0.2)\n", encoding="utf-8"
     )
     (tmp_path / "test_two.py").write_text("def test_b():\n    pass\n", encoding="utf-8")
     # The files are outside the repository, so the root conftest.py is loaded as a plugin (-p).
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "conftest", "-n", "2", "test_one.py", "test_two.py"],
-        cwd=tmp_path,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-        capture_output=True,
-        text=True,
-        timeout=120,
+
+    def run(*files: str) -> dict[str, float]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "conftest", "-n", "2", *files],
+            cwd=tmp_path,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        cache = tmp_path / ".pytest_cache" / "v" / scheduling.CACHE_KEY
+        return json.loads(cache.read_text(encoding="utf-8"))
+
+    cached = run("test_one.py", "test_two.py")
+    assert set(cached) == {"test_one.py::test_a", "test_two.py::test_b"}
+    assert cached["test_one.py::test_a"] >= 0.2 > cached["test_two.py::test_b"]
+    (tmp_path / "test_two.py").write_text(
+        "def test_b():\n    pass\n\n\ndef test_c():\n    pass\n", encoding="utf-8"
     )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    cached = json.loads((tmp_path / ".pytest_cache" / "v" / scheduling.CACHE_KEY).read_text(encoding="utf-8"))
-    assert set(cached) == {"test_one.py", "test_two.py"}
-    assert cached["test_one.py"] >= 0.2 > cached["test_two.py"]
+    again = run("test_two.py", "-n", "0")
+    assert set(again) == {"test_one.py::test_a", "test_two.py::test_b", "test_two.py::test_c"}
+    assert again["test_one.py::test_a"] == cached["test_one.py::test_a"]
