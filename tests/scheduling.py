@@ -13,7 +13,7 @@ and hands out the files with the most tests first:
   out last keeps one worker busy while the other has finished.
 * **The built pages parsed once.** The files that read the built pages through
   :func:`tests.soup.page` (:data:`SHARED_PARSE`) go to one worker as one unit: each process
-  parses every page once (about 6.5 s of Beautiful Soup), and this way only one process does.
+  parses every page once (about 4.6 s of Beautiful Soup), and this way only one process does.
 
 Which worker runs a test changes nothing in its outcome (each file's tests still run in order
 on one worker); only the run's length does. ``uv run python -m tests.scheduling`` writes the
@@ -38,7 +38,7 @@ GUESS_SECONDS = {"tests/browser/": 2.0, "": 0.02}
 """Seconds a test of a file never timed is guessed to take, by the first matching path prefix."""
 
 SHARED_PARSE = frozenset({"tests/test_site.py", "tests/test_cjk_line_breaks.py", "tests/test_field_pages.py"})
-"""The test files that call ``soup.page`` (tests/test_repository.py keeps this list true)."""
+"""The test files that call ``soup.page`` (tests/test_scheduling.py keeps this list true)."""
 SHARED_SCOPE = "built pages parsed once: " + " ".join(sorted(SHARED_PARSE))
 
 
