@@ -352,7 +352,7 @@ def test_every_page_searches_its_own_edition(built_site, edition: str):
     expected_root = f"https://{SITE_HOST}/" + ("" if edition == "zh" else f"{edition}/")
     wrong = []
     for page in edition_pages(site, edition):
-        config = soup.material_config(soup.page(page))
+        config = soup.page_config(page)
         if config is None:
             wrong.append(f"{page.relative_to(site)}: no Material __config")
             continue
