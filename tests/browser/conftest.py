@@ -39,6 +39,7 @@ from tests.browser.serving import (
     CHROMIUM,
     CHROMIUM_ARGS,
     HEADLESS_SHELL,
+    TEST_BROWSER_ARGS,
     Nginx,
     SiteServer,
     launch_chromium,
@@ -172,8 +173,9 @@ def playwright_driver() -> Iterator[object]:
 
 @pytest.fixture(scope="session")
 def browser(playwright_driver, headless_shell_executable: str):
-    """Debian's Chromium headless shell, launched by Playwright's bundled driver."""
-    browser = launch_chromium(playwright_driver, headless_shell_executable)
+    """Debian's Chromium headless shell, launched by Playwright's bundled driver with
+    serving.TEST_BROWSER_ARGS (V8's baseline WebAssembly compiler only)."""
+    browser = launch_chromium(playwright_driver, headless_shell_executable, TEST_BROWSER_ARGS)
     yield browser
     browser.close()
 

@@ -29,6 +29,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -54,11 +55,26 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+TEST_BROWSER_ARGS = ["--js-flags=--liftoff-only"]
+"""Added to :data:`CHROMIUM_ARGS` for the Playwright tests' browser, and only there.
+
+``--liftoff-only`` keeps V8 on its baseline WebAssembly compiler. By default every new page
+that starts the playground compiles Pyodide's 10 MB module a second time, with the optimizing
+compiler, on background threads: in a trace of six field pages and their 38 examples that
+"top-tier" compilation took 0.85 s of CPU a page, more than the worker's own start and runs.
+The results cannot differ (both compilers implement the same WebAssembly semantics, and every
+example is still compared with CPython's result), and the tests that time the page measure its
+main thread, which runs no WebAssembly. ``test_playground_examples.py`` went from 198 to 144 s
+of CPU. (``--no-wasm-tier-up`` and ``--no-wasm-dynamic-tiering`` do not stop that compilation
+in this V8.) Lighthouse and the benchmarks run without it: their figures are a reader's."""
 
 
-def launch_chromium(playwright, executable: Path | str = CHROMIUM):
-    """Debian's Chromium, headless, launched by Playwright's driver with :data:`CHROMIUM_ARGS`."""
-    return playwright.chromium.launch(executable_path=str(executable), headless=True, args=CHROMIUM_ARGS)
+def launch_chromium(playwright, executable: Path | str = CHROMIUM, extra_args: Sequence[str] = ()):
+    """Debian's Chromium, headless, launched by Playwright's driver with :data:`CHROMIUM_ARGS`
+    and ``extra_args``."""
+    return playwright.chromium.launch(
+        executable_path=str(executable), headless=True, args=[*CHROMIUM_ARGS, *extra_args]
+    )
 
 
 # --------------------------------------------------------------------------- the fast local server
