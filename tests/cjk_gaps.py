@@ -8,7 +8,7 @@ where whitespace stands between two CJK characters: each one is a visible space 
 ``build_fixture_site(folder, with_hook=...)`` builds a one-page MkDocs site whose page breaks
 lines between CJK characters in a paragraph, a list item, a table cell and an admonition, with
 or without ``hooks/cjk_line_breaks.py``: the tests run on it both ways, to show that they fail
-without the fix.
+without the fix. ``fixture_sites()`` gives both builds, made once and reused like the book's.
 
 This module is an independent oracle for ``harnessbook.typography`` (which
 ``hooks/cjk_line_breaks.py`` applies): its CJK class and its inline and literal tag sets are
@@ -19,9 +19,12 @@ extensions B to G here; ``font`` and ``template`` here, SVG's ``tspan`` there).
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import itertools
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -34,6 +37,7 @@ from tests import soup
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOK = ROOT / "hooks" / "cjk_line_breaks.py"
+FIXTURE_CACHE = ROOT / ".cache" / "cjk-fixture"
 
 # The issue's definition, written out here rather than imported from the code under test:
 # Han characters, CJK punctuation and full-width forms.
@@ -186,6 +190,38 @@ def build_fixture_site(folder: Path, *, with_hook: bool) -> Path:
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     return site
+
+
+def fixture_sites() -> dict[bool, Path]:
+    """The fixture page built without (False) and with (True) the hook, in
+    ``.cache/cjk-fixture/<key>/`` (gitignored), reused while unchanged.
+
+    Like the book's build (tests/conftest.py), and keyed the same way: the key hashes
+    everything the book's build reads (the hook, ``src/``, ``uv.lock``, the Python version...)
+    and this module, which holds the page and its ``mkdocs.yml``. The two test files that use
+    it run on two workers; a file lock lets one build while the other waits and reuses. Two
+    builds fewer in every run, and none in a run that finds them (about 1.3 s of CPU each).
+    ``HARNESSBOOK_FRESH_SITE=1`` builds anew, as it does the book.
+    """
+    from tests.conftest import site_fingerprint
+
+    inputs = site_fingerprint().encode() + hashlib.sha256(Path(__file__).read_bytes()).digest()
+    key = hashlib.sha256(inputs).hexdigest()[:20]
+    folder, done = FIXTURE_CACHE / key, FIXTURE_CACHE / f"{key}.done"
+    FIXTURE_CACHE.mkdir(parents=True, exist_ok=True)
+    with open(FIXTURE_CACHE / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.environ.get("HARNESSBOOK_FRESH_SITE") or not done.exists():
+            done.unlink(missing_ok=True)
+            shutil.rmtree(folder, ignore_errors=True)
+            for with_hook in (False, True):
+                build_fixture_site(folder / f"hook-{with_hook}", with_hook=with_hook)
+            done.touch()  # last: both builds are complete
+            for old in FIXTURE_CACHE.glob("*.done"):  # the builds of older sources
+                if old != done:
+                    old.unlink(missing_ok=True)
+                    shutil.rmtree(FIXTURE_CACHE / old.stem, ignore_errors=True)
+    return {with_hook: folder / f"hook-{with_hook}" / "site" for with_hook in (False, True)}
 
 
 # --------------------------------------------------------------------------- in the browser

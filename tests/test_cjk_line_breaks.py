@@ -22,11 +22,13 @@ from tests import soup
 from tests.cjk_gaps import (
     FIXTURE_PAGE,
     ROOT,
-    build_fixture_site,
     flow_text,
     index_text,
     rendered_gaps,
     source_breaks,
+)
+from tests.cjk_gaps import (
+    fixture_sites as cached_fixture_sites,
 )
 
 
@@ -101,12 +103,9 @@ def test_join_cjk_lines_html(html: str, expected: str):
 
 
 @pytest.fixture(scope="module")
-def fixture_sites(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
+def fixture_sites() -> dict[bool, Path]:
     """The fixture page built without (False) and with (True) the hook."""
-    return {
-        with_hook: build_fixture_site(tmp_path_factory.mktemp(f"hook-{with_hook}"), with_hook=with_hook)
-        for with_hook in (False, True)
-    }
+    return cached_fixture_sites()
 
 
 def test_the_page_check_fails_without_the_fix(fixture_sites):

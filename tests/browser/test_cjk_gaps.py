@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cjk_gaps import FIXTURE_LINE, MEASURE_GAPS, ROOT, build_fixture_site, source_breaks
+from tests.cjk_gaps import FIXTURE_LINE, MEASURE_GAPS, ROOT, source_breaks
+from tests.cjk_gaps import fixture_sites as cached_fixture_sites
 
 pytestmark = pytest.mark.browser
 
@@ -79,13 +80,8 @@ def test_no_gap_at_any_line_break_of_the_chinese_pages(new_page, site_url: str, 
 
 
 @pytest.fixture(scope="module")
-def fixture_sites(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
-    return {
-        with_hook: build_fixture_site(
-            tmp_path_factory.mktemp(f"browser-hook-{with_hook}"), with_hook=with_hook
-        )
-        for with_hook in (False, True)
-    }
+def fixture_sites() -> dict[bool, Path]:
+    return cached_fixture_sites()
 
 
 def test_the_measure_sees_the_space_without_the_fix(new_page, fixture_sites, browser_report):
