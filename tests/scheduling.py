@@ -14,6 +14,12 @@ and hands out the files with the most tests first:
 * **The built pages parsed once.** The files that read the built pages through
   :func:`tests.soup.page` (:data:`SHARED_PARSE`) go to one worker as one unit: each process
   parses every page once (about 4.6 s of Beautiful Soup), and this way only one process does.
+* **Lighthouse beside light work.** The Lighthouse audits (:data:`MEASURED`) are handed out
+  first, and while they run the other workers are given the files without a browser, longest
+  first, as long as there are any. Lighthouse scores the CPU time it sees: beside a worker
+  driving Chromium (the renderer, its compositor and Pyodide's worker: more than a core), a
+  field page scored 84 to 91 and was run again up to three times; beside one Python process
+  it keeps a core of its own.
 
 Which worker runs a test changes nothing in its outcome (each file's tests still run in order
 on one worker); only the run's length does. ``uv run python -m tests.scheduling`` writes the
@@ -40,6 +46,9 @@ GUESS_SECONDS = {"tests/browser/": 2.0, "": 0.02}
 SHARED_PARSE = frozenset({"tests/test_site.py", "tests/test_cjk_line_breaks.py", "tests/test_field_pages.py"})
 """The test files that call ``soup.page`` (tests/test_scheduling.py keeps this list true)."""
 SHARED_SCOPE = "built pages parsed once: " + " ".join(sorted(SHARED_PARSE))
+MEASURED = frozenset({"tests/browser/test_lighthouse.py"})
+"""Files that measure speed: handed out first, with light work beside them."""
+BROWSER = "tests/browser/"
 
 
 def recorded_seconds() -> dict[str, float]:
@@ -89,9 +98,28 @@ class LongestFirstFileScheduling(LoadFileScheduling):  # type: ignore[misc]
             total += sum(self.tests.get(nodeid, share) for nodeid in ids)
         return total
 
+    def measuring_elsewhere(self, node: Any) -> bool:
+        """Whether another worker is running (or has yet to run) tests of a :data:`MEASURED` file."""
+        return any(
+            scope in MEASURED and not all(tests.values())
+            for other, work in self.assigned_work.items()
+            if other is not node
+            for scope, tests in work.items()
+        )
+
+    def next_unit(self, node: Any) -> str:
+        """The unit to hand ``node`` next: a :data:`MEASURED` file, else the longest file, of
+        the files without a browser while a measured file runs on another worker."""
+        measured = [scope for scope in self.workqueue if scope in MEASURED]
+        if measured:
+            return measured[0]
+        units = list(self.workqueue)
+        if self.measuring_elsewhere(node):
+            units = [scope for scope in units if not scope.startswith(BROWSER)] or units
+        return max(units, key=lambda scope: self.expected_seconds(self.workqueue[scope]))
+
     def _assign_work_unit(self, node: Any) -> None:
-        longest = max(self.workqueue, key=lambda scope: self.expected_seconds(self.workqueue[scope]))
-        self.workqueue.move_to_end(longest, last=False)  # the unit the base class hands out next
+        self.workqueue.move_to_end(self.next_unit(node), last=False)  # the base class hands it out
         super()._assign_work_unit(node)
 
 

@@ -67,6 +67,50 @@ def test_the_longest_file_goes_first_not_the_one_with_most_tests():
     ]
 
 
+def test_lighthouse_goes_first_with_files_without_a_browser_beside_it():
+    assert {"tests/browser/test_lighthouse.py"} == scheduling.MEASURED
+    assert all((ROOT / file).is_file() for file in scheduling.MEASURED)
+    collection = [
+        "tests/browser/test_pages.py::test_a",
+        "tests/browser/test_lighthouse.py::test_a",
+        "tests/test_properties.py::test_a",
+        "tests/test_site.py::test_a",
+        "tests/browser/test_figures.py::test_a",
+    ]
+    files = {
+        "tests/browser/test_pages.py": 110.0,
+        "tests/browser/test_lighthouse.py": 60.0,
+        "tests/test_properties.py": 12.0,
+        "tests/test_site.py": 8.0,
+        "tests/browser/test_figures.py": 35.0,
+    }
+    sched, first = scheduler(collection, files)
+    second = FakeNode()
+    sched.registered_collections[second] = collection
+    sched.assigned_work[second] = {}
+
+    def given(node: FakeNode) -> str:
+        sched._assign_work_unit(node)
+        return collection[node.sent[-1][0]].split("::", 1)[0]
+
+    # Measured first, though test_pages.py is longer.
+    assert given(first) == "tests/browser/test_lighthouse.py"
+    # While it runs, the other worker is given the files without a browser, longest first.
+    assert given(second) == "tests/test_properties.py"
+    assert given(second) == "tests/test_site.py"
+    # None is left: a browser file rather than nothing.
+    assert given(second) == "tests/browser/test_pages.py"
+    # The worker running Lighthouse gets the longest file, whatever it is.
+    sched.workqueue["tests/test_cli.py"] = OrderedDict({"tests/test_cli.py::test_a": False})
+    assert sched.next_unit(first) == "tests/browser/test_figures.py"
+    # Once the audits are done, the other worker is back to the longest file too.
+    assert sched.next_unit(second) == "tests/test_cli.py"
+    sched.assigned_work[first]["tests/browser/test_lighthouse.py"][
+        "tests/browser/test_lighthouse.py::test_a"
+    ] = True
+    assert sched.next_unit(second) == "tests/browser/test_figures.py"
+
+
 def test_files_never_timed_are_guessed_by_their_tests():
     collection = [f"tests/test_many.py::test_{n}" for n in range(10)] + [
         "tests/browser/test_pages.py::test_a",
