@@ -30,6 +30,7 @@ from bs4.element import NavigableString
 from mkdocs.utils.yaml import yaml_load
 
 from tests import soup
+from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -792,3 +793,33 @@ def test_the_chrome_check_catches_a_chinese_label():
         '<h2 id="x">X<a class="headerlink" href="#x" title="Permanent link">¶</a></h2></article>'
     )
     assert content_labels(page) == ["Note", "Permanent link"]
+
+
+# --------------------------------------------------------------------------- code blocks
+
+
+def test_no_page_keeps_pygments_whitespace_spans(built_site):
+    """hooks/code_whitespace.py: the unstyled ``<span class="w">`` is gone from every page, the
+    highlighting is still there."""
+    pages = html_pages(built_site.path)
+    assert [p for p in pages if "w" in soup.classes(p)] == []
+    field = built_site.path / "reference" / "request" / "candidates" / "capturedAt" / "index.html"
+    assert {"highlight", "nt", "s2", "p"} <= soup.classes(field)
+
+
+def test_unwrapping_whitespace_keeps_every_character_and_colour():
+    from pygments import highlight  # type: ignore[import-untyped]
+    from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
+    from pygments.lexers import JsonLexer  # type: ignore[import-untyped]
+
+    hook = load_module("code_whitespace_hook", ROOT / "hooks" / "code_whitespace.py")
+    source = '{\n  "budgetUnits": 8,\n\t"candidates": [ {"id": "a b"} ]\r\n}\n'
+    marked = highlight(source, JsonLexer(), HtmlFormatter())
+    assert '<span class="w">' in marked  # what Pygments writes, and the hook is for
+    unwrapped = hook.unwrap_whitespace(marked)
+    assert '<span class="w">' not in unwrapped
+    assert soup.parse(unwrapped).get_text() == soup.parse(marked).get_text()
+    coloured = soup.parse(marked).select("span[class]:not(.w)")
+    assert [(s["class"], s.get_text()) for s in soup.parse(unwrapped).select("span[class]")] == [
+        (s["class"], s.get_text()) for s in coloured
+    ]
