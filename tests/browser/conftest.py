@@ -174,7 +174,7 @@ def playwright_driver() -> Iterator[object]:
 @pytest.fixture(scope="session")
 def browser(playwright_driver, headless_shell_executable: str):
     """Debian's Chromium headless shell, launched by Playwright's bundled driver with
-    serving.TEST_BROWSER_ARGS (V8's baseline WebAssembly compiler only)."""
+    serving.TEST_BROWSER_ARGS (V8 without its optimizing compilers)."""
     browser = launch_chromium(playwright_driver, headless_shell_executable, TEST_BROWSER_ARGS)
     yield browser
     browser.close()
