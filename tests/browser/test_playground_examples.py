@@ -15,9 +15,9 @@ import json
 import time
 from pathlib import Path
 
+import lxml.html  # type: ignore[import-untyped]
 import pytest
 
-from tests import soup
 from tests.browser.test_playground import (
     DOCS,
     EXAMPLE_PAGES,
@@ -38,13 +38,16 @@ def test_examples_exist():
 
 
 def rendered_requests(site_root: Path, url: str) -> list[str]:
-    """The request.json code blocks of a built page, as text (what a reader sees and copies)."""
-    document = soup.parse((site_root / url / "index.html").read_text(encoding="utf-8"))
+    """The request.json code blocks of a built page, as text (what a reader sees and copies).
+
+    Read with lxml's own tree (about 5 ms a page) rather than Beautiful Soup's (about 60 ms):
+    this file reads 71 pages and the rest of its process never needs them."""
+    document = lxml.html.parse(site_root / url / "index.html").getroot()
     blocks = []
-    for title in document.find_all("span", class_="filename", string="request.json"):
-        code = title.find_next_sibling("pre")
-        assert code is not None, f"{url}: a request.json title without its code"
-        blocks.append(code.get_text())
+    for title in document.xpath('//span[@class="filename"][string() = "request.json"]'):
+        code = title.getnext()
+        assert code is not None and code.tag == "pre", f"{url}: a request.json title without its code"
+        blocks.append(code.text_content())
     return blocks
 
 
