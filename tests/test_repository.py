@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,6 +66,31 @@ def test_auto_workers_never_outnumber_the_named_files():
     assert _workers_started("tests/test_figure.py") is None
     # Two workers, or none on a one-core machine; never one per core beyond the two files.
     assert _workers_started("tests/test_figure.py", "tests/test_cli.py") in (None, "created: 2/2 workers")
+
+
+def browser_run(*args: str, markexpr: str = "") -> bool:
+    """What conftest.runs_browser_tests says of ``pytest [-m markexpr] args`` run from the root."""
+    import conftest
+
+    config = SimpleNamespace(
+        option=SimpleNamespace(markexpr=markexpr),
+        args=list(args),
+        invocation_params=SimpleNamespace(dir=ROOT),
+    )
+    return conftest.runs_browser_tests(config)  # type: ignore[arg-type]
+
+
+def test_one_worker_more_than_cores_only_when_the_browser_tests_run():
+    """``-n auto`` adds a worker for the browser tests (conftest.pytest_xdist_auto_num_workers)."""
+    assert browser_run("tests", "docs")  # the README's command (pyproject's testpaths)
+    assert browser_run(".")
+    assert browser_run("tests/browser")
+    assert browser_run("tests/browser/test_pages.py::test_every_page_loads_cleanly")
+    assert browser_run("tests", markexpr="browser")
+    assert not browser_run("tests", "docs", markexpr="not browser")
+    assert not browser_run("tests", markexpr="not (browser or slow)")
+    assert not browser_run("docs")
+    assert not browser_run("tests/test_cli.py", "tests/test_figure.py")
 
 
 # --------------------------------------------------------------------------- worker exit (conftest.py)
