@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+from tests.loading import load_module
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -70,14 +72,13 @@ def test_auto_workers_never_outnumber_the_named_files():
 
 def browser_run(*args: str, markexpr: str = "") -> bool:
     """What conftest.runs_browser_tests says of ``pytest [-m markexpr] args`` run from the root."""
-    import conftest
-
+    conftest = load_module("root_conftest", ROOT / "conftest.py")
     config = SimpleNamespace(
         option=SimpleNamespace(markexpr=markexpr),
         args=list(args),
         invocation_params=SimpleNamespace(dir=ROOT),
     )
-    return conftest.runs_browser_tests(config)  # type: ignore[arg-type]
+    return conftest.runs_browser_tests(config)
 
 
 def test_one_worker_more_than_cores_only_when_the_browser_tests_run():
