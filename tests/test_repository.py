@@ -70,28 +70,31 @@ def test_auto_workers_never_outnumber_the_named_files():
     assert _workers_started("tests/test_figure.py", "tests/test_cli.py") in (None, "created: 2/2 workers")
 
 
-def browser_run(*args: str, markexpr: str = "") -> bool:
-    """What conftest.runs_browser_tests says of ``pytest [-m markexpr] args`` run from the root."""
+def selected(*args: str, markexpr: str = "") -> tuple[bool, bool]:
+    """What conftest.selects says of ``pytest [-m markexpr] args`` run from the root: whether
+    browser tests, and other tests, are selected."""
     conftest = load_module("root_conftest", ROOT / "conftest.py")
     config = SimpleNamespace(
         option=SimpleNamespace(markexpr=markexpr),
         args=list(args),
         invocation_params=SimpleNamespace(dir=ROOT),
     )
-    return conftest.runs_browser_tests(config)
+    return conftest.selects(config)
 
 
-def test_one_worker_more_than_cores_only_when_the_browser_tests_run():
-    """``-n auto`` adds a worker for the browser tests (conftest.pytest_xdist_auto_num_workers)."""
-    assert browser_run("tests", "docs")  # the README's command (pyproject's testpaths)
-    assert browser_run(".")
-    assert browser_run("tests/browser")
-    assert browser_run("tests/browser/test_pages.py::test_every_page_loads_cleanly")
-    assert browser_run("tests", markexpr="browser")
-    assert not browser_run("tests", "docs", markexpr="not browser")
-    assert not browser_run("tests", markexpr="not (browser or slow)")
-    assert not browser_run("docs")
-    assert not browser_run("tests/test_cli.py", "tests/test_figure.py")
+def test_one_worker_more_than_cores_only_when_the_browser_tests_run_with_the_others():
+    """``-n auto`` adds a worker when both kinds run (conftest.pytest_xdist_auto_num_workers)."""
+    both, browser_only, others_only = (True, True), (True, False), (False, True)
+    assert selected("tests", "docs") == both  # the README's command (pyproject's testpaths)
+    assert selected(".") == both
+    assert selected("tests", markexpr="browser or not browser") == both
+    assert selected("tests/browser") == browser_only
+    assert selected("tests/browser/test_pages.py::test_every_page_loads_cleanly") == browser_only
+    assert selected("tests", markexpr="browser") == browser_only
+    assert selected("tests", "docs", markexpr="not browser") == others_only
+    assert selected("tests", markexpr="not (browser or slow)") == others_only
+    assert selected("docs") == others_only
+    assert selected("tests/test_cli.py", "tests/test_figure.py") == others_only
 
 
 # --------------------------------------------------------------------------- worker exit (conftest.py)
