@@ -1,9 +1,7 @@
 """pytest settings for every run in this repository, whichever paths it is given (tests/, docs/).
 
 pyproject.toml runs pytest with ``-n auto --dist loadfile``: one pytest-xdist worker per CPU
-core (one more when the browser tests run with the others, since those workers wait on the
-browser), and all
-the tests of a file on one worker. When the command names only files, no file can
+core, and all the tests of a file on one worker. When the command names only files, no file can
 use more than one worker, so more workers than files only cost their start-up (about two
 seconds for two workers here, before the first test runs). :func:`pytest_xdist_auto_num_workers`
 gives ``-n auto`` at most one worker per named file, and none at all (the tests run in pytest's
@@ -104,61 +102,13 @@ def named_files(config: pytest.Config) -> set[Path] | None:
     return files
 
 
-BROWSER_TESTS = Path(__file__).resolve().parent / "tests" / "browser"
-
-
-def selects(config: pytest.Config) -> tuple[bool, bool]:
-    """Whether the command selects browser tests, and other tests: by its paths (inside
-    ``tests/browser``, or a folder that holds it) and its ``-m`` expression (``-k`` is not
-    looked at)."""
-    keeps_browser = keeps_other = True
-    if config.option.markexpr:
-        from _pytest.mark.expression import Expression
-
-        def browser_test(name: str, /, **_: str | int | bool | None) -> bool:
-            return name == "browser"
-
-        def other_test(name: str, /, **_: str | int | bool | None) -> bool:
-            return False
-
-        try:
-            expression = Expression.compile(config.option.markexpr)
-        except SyntaxError:  # pytest reports it itself
-            return False, False
-        keeps_browser, keeps_other = expression.evaluate(browser_test), expression.evaluate(other_test)
-    browser = other = False
-    for arg in config.args or ["."]:
-        path = Path(config.invocation_params.dir, arg.split("::", 1)[0]).resolve()
-        inside = path == BROWSER_TESTS or BROWSER_TESTS in path.parents
-        browser = browser or inside or path in BROWSER_TESTS.parents
-        other = other or not inside
-    return browser and keeps_browser, other and keeps_other
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """``-n auto``: at most one worker per named file (see above); one worker more than there
-    are cores when the browser tests run with the others (the README's command); else
-    xdist's own answer, one worker per core.
-
-    A worker driving Chromium waits on it between its steps (a Playwright call is a round trip
-    to the browser; a page's runtime loads), so two such workers left 9 % of two cores idle
-    (560 s of CPU in a 309 s run). With three, the whole command took 294.5, 295.0 and
-    309.8 s, against 309.3, 309.8 and 313.8 s with two (2026-12-05, this 2-core machine),
-    every Lighthouse audit still scoring 96 or more on its first run, beside the files
-    without a browser (tests.scheduling). A run without the browser is CPU-bound Python, and
-    in a run of the browser tests alone the audits would have two Chromium workers beside
-    them: one worker per core for both."""
-    if config.option.dist != "loadfile":
-        return None
+    files = named_files(config)
+    if files is None or config.option.dist != "loadfile":
+        return None  # xdist's own answer: one worker per core
     # Only pytest-xdist calls this hook, so it is installed here.
     from xdist.plugin import pytest_xdist_auto_num_workers as per_core  # type: ignore[import-untyped]
 
-    cores = int(per_core(config))
-    files = named_files(config)
-    if files is not None:
-        workers = min(len(files), cores)
-        return 0 if workers <= 1 else workers
-    if all(selects(config)) and cores > 1:
-        return cores + 1
-    return None
+    workers = min(len(files), int(per_core(config)))
+    return 0 if workers <= 1 else workers

@@ -5,9 +5,6 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
-
-from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,33 +65,6 @@ def test_auto_workers_never_outnumber_the_named_files():
     assert _workers_started("tests/test_figure.py") is None
     # Two workers, or none on a one-core machine; never one per core beyond the two files.
     assert _workers_started("tests/test_figure.py", "tests/test_cli.py") in (None, "created: 2/2 workers")
-
-
-def selected(*args: str, markexpr: str = "") -> tuple[bool, bool]:
-    """What conftest.selects says of ``pytest [-m markexpr] args`` run from the root: whether
-    browser tests, and other tests, are selected."""
-    conftest = load_module("root_conftest", ROOT / "conftest.py")
-    config = SimpleNamespace(
-        option=SimpleNamespace(markexpr=markexpr),
-        args=list(args),
-        invocation_params=SimpleNamespace(dir=ROOT),
-    )
-    return conftest.selects(config)
-
-
-def test_one_worker_more_than_cores_only_when_the_browser_tests_run_with_the_others():
-    """``-n auto`` adds a worker when both kinds run (conftest.pytest_xdist_auto_num_workers)."""
-    both, browser_only, others_only = (True, True), (True, False), (False, True)
-    assert selected("tests", "docs") == both  # the README's command (pyproject's testpaths)
-    assert selected(".") == both
-    assert selected("tests", markexpr="browser or not browser") == both
-    assert selected("tests/browser") == browser_only
-    assert selected("tests/browser/test_pages.py::test_every_page_loads_cleanly") == browser_only
-    assert selected("tests", markexpr="browser") == browser_only
-    assert selected("tests", "docs", markexpr="not browser") == others_only
-    assert selected("tests", markexpr="not (browser or slow)") == others_only
-    assert selected("docs") == others_only
-    assert selected("tests/test_cli.py", "tests/test_figure.py") == others_only
 
 
 # --------------------------------------------------------------------------- worker exit (conftest.py)
