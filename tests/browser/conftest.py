@@ -9,8 +9,13 @@ Fixtures for every test under ``tests/browser`` (all of them are marked ``browse
                  when the browser accepts it, as a real static host does; binaries go as-is.
 ``site_url``     its base URL, ending in ``/`` (``http://127.0.0.1:PORT/``).
 ``nginx``        the same site behind real nginx with ``deploy/nginx.conf`` (session): ``.url``.
-``browser``      a Playwright ``Browser`` running Debian's ``chromium-headless-shell`` (session);
-                 Lighthouse runs the full ``/usr/bin/chromium`` (``chromium_executable``).
+``browser``      a Playwright ``Browser`` running Debian's ``chromium-headless-shell`` (session),
+                 without V8's optimizing compilers (``serving.TEST_BROWSER_ARGS``); Lighthouse
+                 runs the full ``/usr/bin/chromium`` (``chromium_executable``).
+``reader_page``  factory: ``page, log = reader_page(viewport=None)``, a page in one context shared
+                 by the module's tests (``reader``), as one reader goes from page to page.
+``reader_engine_page`` the same on ``default_engine_browser``, V8 with its default compilers:
+                 for the tests that time the page's own main thread.
 ``page_logger``  ``log = page_logger(page)`` for a page opened in a context of your own.
 ``new_page``     factory: ``page, log = new_page(**context_options)`` opens a page in a fresh
                  browser context (closed after the test) and a :class:`PageLog` that records every
@@ -191,15 +196,6 @@ def default_engine_browser(playwright_driver, headless_shell_executable: str):
     browser.close()
 
 
-@pytest.fixture(scope="module")
-def default_engine_reader(default_engine_browser) -> Iterator[Any]:
-    """One browser context on :func:`default_engine_browser`, shared by a module's tests like
-    :func:`reader`: the first page starts the playground's runtime cold, the others from its snapshot."""
-    context = default_engine_browser.new_context()
-    yield context
-    context.close()
-
-
 @dataclass
 class PageLog:
     """What one page did: every request, console error, page error and failed request."""
@@ -337,14 +333,34 @@ def artifacts_dir() -> Path:
     return ARTIFACTS
 
 
+def _context(browser) -> Iterator[Any]:
+    context = browser.new_context()
+    yield context
+    context.close()
+
+
+def _pages(context, page_logger) -> Iterator[Callable[..., tuple[Any, PageLog]]]:
+    """``make(viewport=None)`` opens a page in ``context`` with its log; the pages are closed after."""
+    pages = []
+
+    def make(viewport: dict[str, int] | None = None):
+        page = context.new_page()
+        pages.append(page)
+        if viewport:
+            page.set_viewport_size(viewport)
+        return page, page_logger(page)
+
+    yield make
+    for page in pages:
+        page.close()
+
+
 @pytest.fixture(scope="module")
 def reader(browser) -> Iterator[Any]:
     """One browser context for a test module's pages, like one reader going from page to page:
     the first page starts the playground's runtime cold and stores its snapshot; the others
     start from it."""
-    context = browser.new_context()
-    yield context
-    context.close()
+    yield from _context(browser)
 
 
 @pytest.fixture
@@ -355,15 +371,17 @@ def reader_page(reader, page_logger) -> Iterator[Any]:
     For tests whose runtime may start either way; a test that needs a browser with nothing
     stored, or that leaves state behind (the colour scheme), uses ``new_page`` instead.
     """
-    pages = []
+    yield from _pages(reader, page_logger)
 
-    def make(viewport: dict[str, int] | None = None):
-        page = reader.new_page()
-        pages.append(page)
-        if viewport:
-            page.set_viewport_size(viewport)
-        return page, page_logger(page)
 
-    yield make
-    for page in pages:
-        page.close()
+@pytest.fixture(scope="module")
+def default_engine_reader(default_engine_browser) -> Iterator[Any]:
+    """:func:`reader` on :func:`default_engine_browser`."""
+    yield from _context(default_engine_browser)
+
+
+@pytest.fixture
+def reader_engine_page(default_engine_reader, page_logger) -> Iterator[Any]:
+    """:func:`reader_page` on the browser with V8's default compilers (``default_engine_browser``),
+    for the tests that time the page's main thread."""
+    yield from _pages(default_engine_reader, page_logger)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -864,22 +864,6 @@ def assert_responsive(tasks: MainThread, report) -> None:
 def assert_next_run_works(page) -> None:
     text = json.dumps(demo_request())
     assert_same_as_cpython(run_edited(page, 0, text), text, "a normal request after a hostile one")
-
-
-@pytest.fixture
-def reader_engine_page(default_engine_reader, page_logger) -> Iterator[Callable[[], tuple[Any, Any]]]:
-    """``page, log = reader_engine_page()``: a page on the browser with V8's default compilers
-    (conftest's ``default_engine_browser``), for the tests that time its main thread."""
-    pages = []
-
-    def make() -> tuple[Any, Any]:
-        page = default_engine_reader.new_page()
-        pages.append(page)
-        return page, page_logger(page)
-
-    yield make
-    for page in pages:
-        page.close()
 
 
 def test_a_hundred_thousand_empty_candidates_keep_the_page_responsive(
