@@ -34,7 +34,7 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
 
-from tests.conftest import cached_build
+from tests.conftest import PUBLISHED_ENV, cached_build
 from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,8 +43,8 @@ sys.path.insert(0, str(ROOT))
 from deploy import headers  # noqa: E402
 
 WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
-PUBLISHED = "https://books.example.org/harness/"
-REPO = "https://github.com/example/harnessbook"
+PUBLISHED = PUBLISHED_ENV["SITE_URL"]
+REPO = PUBLISHED_ENV["REPO_URL"]
 
 
 def default_site_url() -> str:
@@ -117,7 +117,7 @@ def address(site: Path, page: Path, base: str) -> str:
 @pytest.fixture(scope="session")
 def published_site() -> Path:
     """The book built as the deploy workflow builds it: SITE_URL and REPO_URL set."""
-    return cached_build({"SITE_URL": PUBLISHED, "REPO_URL": REPO}).path
+    return cached_build(PUBLISHED_ENV).path
 
 
 def test_site_url_is_read_from_the_environment_with_a_local_default():
