@@ -24,7 +24,6 @@ from tests.browser.test_playground import (
     OPEN,
     assert_same_as_cpython,
     goto,
-    open_and_run,
     page_url,
     request_fences,
     runtime_start,
@@ -51,6 +50,30 @@ def rendered_requests(site_root: Path, url: str) -> list[str]:
     return blocks
 
 
+CLICK_AT = """index => {
+  const button = document.querySelectorAll({OPEN})[index];
+  const box = button.getBoundingClientRect();
+  if (box.width === 0 || box.height === 0 || getComputedStyle(button).visibility === "hidden") {
+    button.click();  // e.g. in a collapsed block: a reader would expand it first
+    return {visible: false, covered: null};
+  }
+  button.scrollIntoView({block: "center", inline: "nearest", behavior: "instant"});
+  const at = button.getBoundingClientRect();
+  const hit = document.elementFromPoint(at.left + at.width / 2, at.top + at.height / 2);
+  if (!button.contains(hit)) {
+    return {visible: true, covered: hit ? hit.outerHTML.slice(0, 160) : "nothing: outside the window"};
+  }
+  button.click();
+  return {visible: true, covered: null};
+}""".replace("{OPEN}", repr(OPEN))
+"""Click Run control ``index``, in one call to the page, after what Playwright's ``click()``
+checks for a visible control: scrolled into view, and the element at its centre is the control
+(nothing covers it). Playwright's own scroll and click take about 130 ms an example, in five
+calls to the page, for the 302 examples here; the reader's clicks with the pointer and the
+keyboard are test_playground.py's. A control that is not visible (in a collapsed block) is
+clicked as it is: a reader would expand the block first."""
+
+
 @pytest.mark.parametrize(
     "markdown", EXAMPLE_PAGES, ids=[p.relative_to(DOCS).as_posix() for p in EXAMPLE_PAGES]
 )
@@ -68,12 +91,9 @@ def test_every_example_gives_cpythons_result(reader_page, site_server, site_url,
     started = time.monotonic()
     for index, (code, fence) in enumerate(zip(rendered, fences, strict=True)):
         where = f"{url} example {index + 1}"
-        control = controls.nth(index)
-        if not control.is_visible():  # e.g. in a collapsed block: a reader would expand it first
-            control.evaluate("button => button.click()")
-            shown = wait_done(page, index)
-        else:
-            shown = open_and_run(page, index)
+        clicked = page.evaluate(CLICK_AT, index)
+        assert clicked["covered"] is None, f"{where}: the Run control is covered by {clicked['covered']}"
+        shown = wait_done(page, index)
         # The editor holds the page's request, exactly as shown.
         assert shown["editor"] == code.rstrip("\n"), f"{where}: the editor does not hold the shown request"
         assert json.loads(shown["editor"]) == json.loads(fence), (
@@ -90,3 +110,20 @@ def test_every_example_gives_cpythons_result(reader_page, site_server, site_url,
         f"{url}: {len(rendered)} examples, runtime ({runtime_start(page)}) ready and first result "
         f"after {first_run:.1f} s"
     )
+
+
+def test_a_covered_control_is_reported_and_not_clicked(reader_page, site_url):
+    """CLICK_AT's check can fail: under a layer that covers the page, no run starts."""
+    page, _ = reader_page()
+    goto(page, site_url + page_url(EXAMPLE_PAGES[0]))
+    page.evaluate(
+        """() => {
+          const layer = document.createElement('div');
+          layer.id = 'cover';
+          layer.style.cssText = 'position:fixed;inset:0;z-index:1000';
+          document.body.append(layer);
+        }"""
+    )
+    clicked = page.evaluate(CLICK_AT, 0)
+    assert clicked["visible"] and clicked["covered"].startswith('<div id="cover"'), clicked
+    assert page.locator(OPEN).first.get_attribute("aria-expanded") != "true"
