@@ -1,5 +1,6 @@
 """Lighthouse (npm lighthouse@12.2.3, pinned in tools/) on Debian's Chromium, mobile preset,
-run by its own command line through tools/lighthouse.mjs.
+run by its own command line through tools/lighthouse.mjs (``--serve``: one Node process for the
+module's audits, each run as the command line runs it).
 
 Home, the first chapter page and one field page, in both editions: accessibility, best
 practices and SEO must score 100, performance at least 95. The JSON and HTML reports are kept
