@@ -116,6 +116,24 @@ def _build_name(env: Mapping[str, str] | None) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:20]
 
 
+def _claim_missing(envs: Sequence[Mapping[str, str]], locks: ExitStack) -> dict[str, Mapping[str, str]]:
+    """The builds of ``envs`` that are missing and that no other process is building, by name,
+    each with its lock now held (until ``locks`` closes)."""
+    claimed: dict[str, Mapping[str, str]] = {}
+    for env in envs:
+        name = _build_name(env)
+        if name in claimed or (CACHE / f"{name}.log").exists():
+            continue
+        lock = locks.enter_context(open(CACHE / f"{name}.lock", "w"))  # noqa: SIM115 - closed by ``locks``
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue  # another process is building it
+        if not (CACHE / f"{name}.log").exists():  # not finished while we looked
+            claimed[name] = env
+    return claimed
+
+
 def cached_build(env: Mapping[str, str] | None = None, along: Sequence[Mapping[str, str]] = ()) -> BuiltSite:
     """The book built strictly with ``env`` added to the environment, reused while unchanged.
 
@@ -135,36 +153,25 @@ def cached_build(env: Mapping[str, str] | None = None, along: Sequence[Mapping[s
         lock = locks.enter_context(open(CACHE / f"{name}.lock", "w"))
         fcntl.flock(lock, fcntl.LOCK_EX)
         if os.environ.get("HARNESSBOOK_FRESH_SITE") or not log_file.exists():
-            builds: dict[str, tuple[Path, Mapping[str, str] | None]] = {name: (site, env)}
-            for other in along:
-                other_name = _build_name(other)
-                if other_name in builds or (CACHE / f"{other_name}.log").exists():
-                    continue
-                other_lock = locks.enter_context(open(CACHE / f"{other_name}.lock", "w"))
-                try:
-                    fcntl.flock(other_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    continue  # another process is building it
-                if not (CACHE / f"{other_name}.log").exists():  # not finished while we looked
-                    builds[other_name] = (CACHE / other_name, other)
+            builds = {name: env, **_claim_missing(along, locks)}
             started = {}
-            for build_name, (out, build_env) in builds.items():
-                shutil.rmtree(out, ignore_errors=True)
+            for build_name, build_env in builds.items():
+                shutil.rmtree(CACHE / build_name, ignore_errors=True)
                 (CACHE / f"{build_name}.log").unlink(missing_ok=True)
-                started[build_name] = _start_build(out, build_env)
-            failed = {}
+                started[build_name] = _start_build(CACHE / build_name, build_env)
+            failure = None
             for build_name, build in started.items():
                 code, log = _finish_build(build)
-                if code != 0:
-                    # Never cached: whoever asks for an ``along`` build again builds it and sees why.
-                    shutil.rmtree(builds[build_name][0], ignore_errors=True)
-                    failed[build_name] = f"mkdocs build --strict failed (exit {code}):\n{log[-6000:]}"
-                else:
+                if code == 0:
                     (CACHE / f"{build_name}.log").write_text(log, encoding="utf-8")  # last: complete
-            if name in failed:
-                pytest.fail(failed[name])
-            for build_name in started:
-                _prune(build_name)
+                    _prune(build_name)
+                    continue
+                # Never cached: whoever asks for an ``along`` build again builds it and sees why.
+                shutil.rmtree(CACHE / build_name, ignore_errors=True)
+                if build_name == name:
+                    failure = f"mkdocs build --strict failed (exit {code}):\n{log[-6000:]}"
+            if failure:
+                pytest.fail(failure)
         os.utime(site)
         return BuiltSite(site, log_file.read_text(encoding="utf-8"))
 
