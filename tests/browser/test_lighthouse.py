@@ -44,9 +44,9 @@ class LighthouseProcess:
     loaded once (about 1.3 s of CPU an audit otherwise). An audit that fails ends the process,
     as it ends the command line; the next audit starts another."""
 
-    def __init__(self, node: str, cli: Path, env: dict[str, str]) -> None:
-        self._command = [node, str(cli), "--serve"]
-        self._env = env
+    def __init__(self, lh: dict) -> None:
+        self._command = [lh["node"], str(lh["cli"]), "--serve"]
+        self._env = lighthouse_env(lh)
         self._process: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115 - closed by close()
@@ -87,7 +87,7 @@ class LighthouseProcess:
             try:
                 line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                self.close()
+                self._stop()  # the next audit starts another process
                 return -1, "".join(printed) + f"\n(no answer in {timeout} s)"
             if line is None:  # Lighthouse ended the process, as it ends the command line on an error
                 code = process.wait()
@@ -97,10 +97,13 @@ class LighthouseProcess:
                 return int(json.loads(line)["lighthouse-exit"]), "".join(printed)
             printed.append(line)
 
-    def close(self) -> None:
+    def _stop(self) -> None:
         if self._process is not None and self._process.poll() is None:
             self._process.kill()
             self._process.wait()
+
+    def close(self) -> None:
+        self._stop()
         self._stderr.close()
 
 
@@ -176,7 +179,7 @@ def lh(node, chromium_executable, chromium_flags, tools_dir) -> Iterator[dict]:
         if os.environ.get("CI"):
             pytest.fail("lighthouse is not installed (npm ci --prefix tools)")
         pytest.skip("lighthouse is not installed: run npm ci --prefix tools")
-    process = LighthouseProcess(tool["node"], tool["cli"], lighthouse_env(tool))
+    process = LighthouseProcess(tool)
     yield dict(tool, process=process)
     process.close()
 
@@ -246,7 +249,7 @@ def test_lighthouse_mobile(page, edition, site_url, site_root, lh, artifacts_dir
 def test_a_failed_audit_ends_its_process_and_the_next_starts_another(lh):
     """LighthouseProcess reports an audit that Lighthouse ends with an error (its exit code and
     message), and starts a new process for what comes next. Neither call launches Chrome."""
-    process = LighthouseProcess(lh["node"], lh["cli"], lighthouse_env(lh))
+    process = LighthouseProcess(lh)
     try:
         code, printed = process.run(["http://127.0.0.1:9/", "--form-factor=banana"], timeout=60)
         assert code != 0 and "form-factor" in printed, (code, printed)
