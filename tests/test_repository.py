@@ -8,6 +8,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# For the pytest runs the tests below start: no cache, and no hypothesis plugin (they run no
+# property test, and loading it costs about 0.13 s a process, workers included).
+QUIET_PYTEST = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+
 
 def quick_start_commands() -> list[str]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -49,7 +53,7 @@ def test_chinese_section_gives_the_same_two_commands():
 def _workers_started(*args: str) -> str | None:
     """The line in which pytest-xdist says how many workers it started, or None (no workers)."""
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *args, "-k", "no_such_test_name"],
+        [sys.executable, "-m", "pytest", "-v", *QUIET_PYTEST, *args, "-k", "no_such_test_name"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -85,8 +89,7 @@ def test_a_worker_that_exits_at_once_still_reports_a_failure(tmp_path):
         "-q",
         "-p",
         "conftest",
-        "-p",
-        "no:cacheprovider",
+        *QUIET_PYTEST,
         "test_one.py",
     ]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
