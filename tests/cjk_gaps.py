@@ -29,9 +29,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-
-from bs4 import BeautifulSoup, Comment, Tag
-from bs4.element import NavigableString
+from typing import Any
 
 from tests import soup
 
@@ -77,37 +75,53 @@ LITERAL = frozenset({"pre", "code", "kbd", "samp", "script", "style", "textarea"
 WALL = "\x00"  # stands for anything that is not text running on: a block edge, code
 
 
-def _flow(node: Tag, out: list[str]) -> None:
-    for child in node.children:
-        if isinstance(child, Comment):
-            continue
-        if isinstance(child, NavigableString):
-            out.append(str(child))
-        elif isinstance(child, Tag):
-            if child.name in LITERAL:
-                out.append(WALL)
-            elif child.name in INLINE:
-                _flow(child, out)
-            else:
-                out.append(WALL)
-                _flow(child, out)
-                out.append(WALL)
+ASCII_SPACES = " \n\t\f\r"
 
 
-def flow_text(html: str | BeautifulSoup, selector: str = "article") -> str:
-    """The text of the page's ``selector`` element as it runs on, with walls at block edges.
+def _text(text: str) -> str:
+    """A text node as the oracle reads it: one that is only ASCII whitespace stands as one
+    newline if it holds one, else one space (as Beautiful Soup, which this oracle used first,
+    keeps it); any other text as it is."""
+    if text.strip(ASCII_SPACES):
+        return text
+    return "\n" if "\n" in text else " "
+
+
+def _flow(node: Any, out: list[str]) -> None:
+    """The text under lxml element ``node``: its own text, then each child and the text that
+    follows it (its tail). Comments and processing instructions add nothing but their tails."""
+    if node.text and isinstance(node.tag, str):
+        out.append(_text(node.text))
+    for child in node:
+        if not isinstance(child.tag, str):
+            pass  # a comment or a processing instruction
+        elif child.tag in LITERAL:
+            out.append(WALL)
+        elif child.tag in INLINE:
+            _flow(child, out)
+        else:
+            out.append(WALL)
+            _flow(child, out)
+            out.append(WALL)
+        if child.tail:
+            out.append(_text(child.tail))
+
+
+def flow_text(html: str | Any, selector: str = "article") -> str:
+    """The text of the page's first ``selector`` element (a tag name) as it runs on, with walls
+    at block edges.
 
     ``html`` is the page's text, or the page already parsed (``tests.soup.page``, shared with
     the other tests of the session; only read here)."""
-    document = soup.parse(html) if isinstance(html, str) else html
-    root = document.select_one(selector)
-    assert root is not None, f"no {selector} on the page"
+    document = soup.tree(html) if isinstance(html, str) else html
+    found = document.xpath(f"//{selector}")
+    assert found, f"no {selector} on the page"
     out: list[str] = []
-    _flow(root, out)
+    _flow(found[0], out)
     return "".join(out)
 
 
-def rendered_gaps(html: str | BeautifulSoup, selector: str = "article") -> list[str]:
+def rendered_gaps(html: str | Any, selector: str = "article") -> list[str]:
     """Every whitespace between two CJK characters in the page's text, with some context."""
     text = flow_text(html, selector)
     return [

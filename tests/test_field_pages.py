@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import lxml.etree  # type: ignore[import-untyped]
 import pytest
 
 from harnessbook import context_packet
@@ -354,17 +355,17 @@ def test_built_field_page(built_site, field: Field, edition: str):
     page = built_site.path / edition / field.url / "index.html"
     assert page.exists(), f"/{edition}{field.url} was not built"
     document = soup.page(page)
-    ids = {soup.attribute(tag, "id") for tag in document.find_all(id=True)}
+    ids = set(document.xpath("//@id"))
     missing = [i for i in [field.key.lower(), *SECTIONS] if i not in ids]
     assert not missing, f"/{edition}{field.url}: no element with id {missing}"
-    heading = document.find("h2", id="docstring")
-    assert heading is not None
+    headings = document.xpath('//h2[@id="docstring"]')
+    assert headings
     # The docstring section: everything after its heading, up to the next h2 (or the article's end).
     section = []
-    for sibling in heading.find_next_siblings():
-        if sibling.name == "h2":
+    for sibling in headings[0].itersiblings(lxml.etree.Element):
+        if sibling.tag == "h2":
             break
-        section.append(sibling.get_text(" "))
+        section.append(soup.text_of(sibling, " "))
     rendered = " ".join(section)
     expected = _docstring_words(field)
     assert expected and " ".join(expected) in " ".join(_words(rendered)), (

@@ -22,11 +22,11 @@ import subprocess
 import warnings
 from functools import cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import urljoin, urlparse
 
+import lxml.etree  # type: ignore[import-untyped]
 import pytest
-from bs4 import BeautifulSoup, Tag
-from bs4.element import NavigableString
 from mkdocs.utils.yaml import yaml_load
 
 from tests import soup
@@ -122,27 +122,26 @@ def is_external(url: str) -> bool:
     return parsed.hostname != SITE_HOST
 
 
-def html_urls(markup: str | BeautifulSoup) -> list[str]:
+def html_urls(markup: str | Any) -> list[str]:
     """What an HTML document would load: every URL attribute except <a href>, inline CSS and JS.
 
     ``markup`` is the text, or a parsed document (a built page's, shared with the other tests)."""
     found: list[str] = []
-    document = soup.parse(markup) if isinstance(markup, str) else markup
-    for tag in document.find_all(True):
-        for name, raw in tag.attrs.items():
-            value = " ".join(raw) if isinstance(raw, list) else raw
+    document = soup.tree(markup) if isinstance(markup, str) else markup
+    for tag in soup.elements(document):
+        for name, value in tag.attrib.items():
             if name == "style":
                 found += css_urls(value)
-            elif name in LOADING_ATTRIBUTES and not (tag.name == "a" and name == "href"):
+            elif name in LOADING_ATTRIBUTES and not (tag.tag == "a" and name == "href"):
                 candidates = (
                     [part.strip().split(" ")[0] for part in value.split(",")] if name == "srcset" else [value]
                 )
-                found += [f"<{tag.name} {name}={url}>" for url in candidates if is_external(url)]
-            elif tag.name == "meta" and name == "content" and "url=" in value.lower():
+                found += [f"<{tag.tag} {name}={url}>" for url in candidates if is_external(url)]
+            elif tag.tag == "meta" and name == "content" and "url=" in value.lower():
                 found += [f"<meta refresh {value}>"] if is_external(value.split("=", 1)[1]) else []
-        if tag.name in ("style", "script"):
-            content = tag.string or ""
-            found += css_urls(content) if tag.name == "style" else js_urls(content)
+        if tag.tag in ("style", "script"):
+            content = tag.text or ""
+            found += css_urls(content) if tag.tag == "style" else js_urls(content)
     return found
 
 
@@ -545,14 +544,19 @@ def test_material_features(built_site, edition: str):
         # up their keyboard access): see test_template_drift.py.
         assert "content.lazy" in features, f"{name}: every code block is set up at load"
         assert "navigation.footer" in features, f"{name}: no previous/next footer"
-        palette = document.select_one('form[data-md-component="palette"]')
-        assert palette and len(palette.select("input.md-option")) >= 2, f"{name}: no light/dark toggle"
-        search = document.select_one('[data-md-component="search"]')
-        assert search and search.select_one("input.md-search__input"), f"{name}: no search box"
-        toc = document.select_one('[data-md-component="toc"], nav.md-nav--secondary')
-        assert toc is not None, f"{name}: no table of contents"
-        if document.find(["h2", "h3", "h4", "h5", "h6"], id=True):
-            assert document.select_one("a.headerlink"), f"{name}: headings have no permalinks"
+        palettes = document.xpath('//form[@data-md-component="palette"]')
+        toggles = palettes[0].xpath(f".//input[{soup.has_class('md-option')}]") if palettes else []
+        assert len(toggles) >= 2, f"{name}: no light/dark toggle"
+        searches = document.xpath('//*[@data-md-component="search"]')
+        assert searches and searches[0].xpath(f".//input[{soup.has_class('md-search__input')}]"), (
+            f"{name}: no search box"
+        )
+        toc = document.xpath(f'//*[@data-md-component="toc"] | //nav[{soup.has_class("md-nav--secondary")}]')
+        assert toc, f"{name}: no table of contents"
+        if document.xpath("//*[self::h2 or self::h3 or self::h4 or self::h5 or self::h6][@id]"):
+            assert document.xpath(f"//a[{soup.has_class('headerlink')}]"), (
+                f"{name}: headings have no permalinks"
+            )
     footers = [
         ("md-footer__link--prev" in soup.classes(p), "md-footer__link--next" in soup.classes(p))
         for p in pages
@@ -572,7 +576,8 @@ def test_language_switcher_lands_on_the_same_page(built_site, edition: str):
         here = page_url(site, page)
         path = urlparse(here).path
         expected = f"https://{SITE_HOST}" + (f"/en{path}" if other == "en" else path[len("/en") :])
-        link = soup.attribute(soup.page(page).find("a", class_="md-select__link", hreflang=other), "href")
+        links = soup.page(page).xpath(f'//a[{soup.has_class("md-select__link")}][@hreflang="{other}"]')
+        link = soup.attribute(links[0], "href") if links else None
         if link is None:
             wrong.append(f"{page.relative_to(site)}: no switcher link to the {other} edition")
         elif urljoin(here, link) != expected:
@@ -656,52 +661,54 @@ ADMONITION_DEFAULTS = {
 LABEL_ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "content")
 
 
-def _left_out_of_chrome(tag: Tag) -> bool:
+def _left_out_of_chrome(tag: Any) -> bool:
     # The content, scripts, styles and icons; and the language switcher, which names each
     # edition in its own language (中文 / English).
-    return tag.name in ("article", "script", "style", "svg") or (
-        tag.name in ("a", "link") and tag.has_attr("hreflang")
+    return tag.tag in ("article", "script", "style", "svg") or (
+        tag.tag in ("a", "link") and tag.get("hreflang") is not None
     )
 
 
-def chrome_labels(markup: str | BeautifulSoup) -> list[str]:
+def chrome_labels(markup: str | Any) -> list[str]:
     """The words of the page a reader or a screen reader meets outside its content (header,
     navigation, search, table of contents, footer): its text and its label attributes
-    (:data:`LABEL_ATTRIBUTES`). A parsed page is read in place (it is shared, nothing is removed)."""
-    document = markup if isinstance(markup, BeautifulSoup) else soup.parse(markup)
+    (:data:`LABEL_ATTRIBUTES`). A parsed page (an lxml tree) is read in place (it is shared,
+    nothing is removed)."""
+    document = soup.tree(markup) if isinstance(markup, str) else markup
     texts: list[str] = []
     attributes: list[str] = []
 
-    def walk(tag: Tag) -> None:  # one pass, in document order, skipping what is left out
-        for child in tag.children:
-            if isinstance(child, Tag):
-                if not _left_out_of_chrome(child):
-                    attributes.extend(
-                        value.strip()
-                        for name in LABEL_ATTRIBUTES
-                        if (value := soup.attribute(child, name)) is not None
-                    )
-                    walk(child)
-            elif type(child) is NavigableString:
-                texts.append(child.strip())
+    def visit(tag: Any) -> None:  # one pass, in document order, skipping what is left out
+        if _left_out_of_chrome(tag):
+            return
+        attributes.extend(
+            value.strip() for name in LABEL_ATTRIBUTES if (value := soup.attribute(tag, name)) is not None
+        )
+        if tag.text:
+            texts.append(tag.text.strip())
+        for child in tag:
+            if isinstance(child.tag, str):  # not a comment or a processing instruction
+                visit(child)
+            if child.tail:  # the text after a child, left out or not, is its parent's
+                texts.append(child.tail.strip())
 
-    walk(document)
+    visit(document)
     return [label for label in texts + attributes if label]
 
 
-def content_labels(text: str | BeautifulSoup) -> list[str]:
+def content_labels(text: str | Any) -> list[str]:
     """Interface words inside the content: admonition, details and API section titles, permalinks,
     table headings (the API tables' Name...)."""
-    document = text if isinstance(text, BeautifulSoup) else soup.parse(text)
+    document = soup.tree(text) if isinstance(text, str) else text
     found: list[str] = []
-    for article in document.find_all("article"):
-        for tag in article.find_all(True):  # one walk of the article, in document order
-            names = tag.get_attribute_list("class")
-            if (tag.name == "p" and "admonition-title" in names) or tag.name in ("summary", "th"):
-                found.append(tag.get_text())
+    for article in document.iter("article"):
+        for tag in article.iterdescendants(lxml.etree.Element):  # one walk, in document order
+            names = soup.class_names(tag)
+            if (tag.tag == "p" and "admonition-title" in names) or tag.tag in ("summary", "th"):
+                found.append(soup.text_of(tag))
             if "doc-section-title" in names:
-                found.append(tag.get_text())
-            if tag.name == "a" and "headerlink" in names:
+                found.append(soup.text_of(tag))
+            if tag.tag == "a" and "headerlink" in names:
                 found.append(soup.attribute(tag, "title") or "")
     return [label.strip() for label in found if label.strip()]
 
@@ -762,7 +769,8 @@ def test_chinese_chrome_is_chinese(built_site):
         for label in chrome_labels(document) + content_labels(document):
             if label in ENGLISH_LABELS or label in ADMONITION_DEFAULTS:
                 problems.append(f"{name}: {label!r}")
-        placeholder = soup.attribute(document.select_one("input.md-search__input"), "placeholder")
+        inputs = document.xpath(f"//input[{soup.has_class('md-search__input')}]")
+        placeholder = soup.attribute(inputs[0], "placeholder") if inputs else None
         if placeholder is None or not HAN.search(placeholder):
             problems.append(f"{name}: search placeholder is not Chinese")
         for key in ("clipboard.copy", "clipboard.copied", "search.result.placeholder", "search.result.none"):
