@@ -15,6 +15,11 @@ and hands out the files with the most tests first:
   :func:`tests.soup.page` (:data:`SHARED_PARSE`) go to one worker as one unit: each process
   parses every page once, and this way only one process does. With lxml that is about 0.2 s
   (with Beautiful Soup, before, 4.6 s), so the unit matters less than it did.
+* **Cold caches first.** A file whose work is kept in a cache (:data:`COLD_CACHES`: mypy's
+  cache, the compiled standard library's) costs seconds of CPU where the cache is missing, as on
+  a fresh clone, and a fraction of a second otherwise. Where it is missing, the file goes first
+  on a worker that is not measuring: on a fresh clone that is while the first Lighthouse audit
+  waits for the site's two builds, and no longer beside the audits.
 * **Lighthouse beside light work.** The Lighthouse audits (:data:`MEASURED`) are handed out
   first, and while they run the other workers are given the files without a browser, longest
   first, as long as there are any. Lighthouse scores the CPU time it sees: beside a worker
@@ -30,6 +35,7 @@ cached seconds, summed by file, to ``tests/file_seconds.json``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -50,6 +56,24 @@ SHARED_SCOPE = "built pages parsed once: " + " ".join(sorted(SHARED_PARSE))
 MEASURED = frozenset({"tests/browser/test_lighthouse.py"})
 """Files that measure speed: handed out first, with light work beside them."""
 BROWSER = "tests/browser/"
+COLD_CACHES = {
+    "tests/test_lint.py": ".mypy_cache",  # mypy --strict: about 9.5 s cold, 0.5 s warm
+    "tests/test_pyodide_pin.py": ".cache/compiled-stdlib",  # Pyodide in Node: about 6.5 s cold
+}
+"""Files whose work a cache keeps, by the cache folder (relative to the repository)."""
+
+
+def cold_files(root: Path = ROOT) -> frozenset[str]:
+    """The files of :data:`COLD_CACHES` whose cache folder is missing or empty under ``root``,
+    and the compile's file when ``HARNESSBOOK_FRESH_SITE`` is set (it then compiles anew)."""
+    cold = {
+        file
+        for file, folder in COLD_CACHES.items()
+        if not (root / folder).is_dir() or not any((root / folder).iterdir())
+    }
+    if os.environ.get("HARNESSBOOK_FRESH_SITE"):
+        cold.add("tests/test_pyodide_pin.py")
+    return frozenset(cold)
 
 
 def recorded_seconds() -> dict[str, float]:
@@ -80,10 +104,12 @@ class LongestFirstFileScheduling(LoadFileScheduling):  # type: ignore[misc]
         log: Any = None,
         tests: dict[str, float] | None = None,
         files: dict[str, float] | None = None,
+        cold: frozenset[str] | None = None,
     ) -> None:
         super().__init__(config, log)
         self.tests = tests or {}
         self.files = files or {}
+        self.cold = cold_files() if cold is None else cold
 
     def _split_scope(self, nodeid: str) -> str:
         file = file_of(nodeid)
@@ -109,11 +135,15 @@ class LongestFirstFileScheduling(LoadFileScheduling):  # type: ignore[misc]
         )
 
     def next_unit(self, node: Any) -> str:
-        """The unit to hand ``node`` next: a :data:`MEASURED` file, else the longest file, of
-        the files without a browser while a measured file runs on another worker."""
+        """The unit to hand ``node`` next: a :data:`MEASURED` file, else a file whose cache is
+        cold (:attr:`cold`), else the longest file, of the files without a browser while a
+        measured file runs on another worker."""
         measured = [scope for scope in self.workqueue if scope in MEASURED]
         if measured:
             return measured[0]
+        cold = [scope for scope in self.workqueue if scope in self.cold]
+        if cold:
+            return max(cold, key=lambda scope: self.expected_seconds(self.workqueue[scope]))
         units = list(self.workqueue)
         if self.measuring_elsewhere(node):
             units = [scope for scope in units if not scope.startswith(BROWSER)] or units

@@ -29,11 +29,15 @@ class FakeNode:
 
 
 def scheduler(
-    collection: list[str], files: dict[str, float], tests: dict[str, float] | None = None
+    collection: list[str],
+    files: dict[str, float],
+    tests: dict[str, float] | None = None,
+    cold: frozenset[str] = frozenset(),
 ) -> tuple[LongestFirstFileScheduling, FakeNode]:
-    """A scheduler given ``files`` (as tests/file_seconds.json) and ``tests`` (as the cache)."""
+    """A scheduler given ``files`` (as tests/file_seconds.json), ``tests`` (as the cache) and
+    the files whose cache is ``cold`` (none unless given)."""
     config = SimpleNamespace(option=SimpleNamespace(loadscopereorder=True), getvalue={"tx": ["popen"]}.get)
-    sched = LongestFirstFileScheduling(config, log=None, tests=tests, files=files)  # type: ignore[arg-type]
+    sched = LongestFirstFileScheduling(config, log=None, tests=tests, files=files, cold=cold)  # type: ignore[arg-type]
     node = FakeNode()
     sched.registered_collections[node] = collection
     sched.assigned_work[node] = {}
@@ -65,6 +69,50 @@ def test_the_longest_file_goes_first_not_the_one_with_most_tests():
         "docs/page.md",
         "tests/test_cli.py",
     ]
+
+
+def test_a_file_whose_cache_is_cold_goes_first_beside_lighthouse():
+    collection = [
+        "tests/browser/test_lighthouse.py::test_a",
+        "tests/test_properties.py::test_a",
+        "tests/test_lint.py::test_a",
+        "tests/test_pyodide_pin.py::test_a",
+    ]
+    files = {
+        "tests/browser/test_lighthouse.py": 60.0,
+        "tests/test_properties.py": 12.0,
+        "tests/test_lint.py": 0.5,
+        "tests/test_pyodide_pin.py": 0.2,
+    }
+    cold = frozenset({"tests/test_lint.py", "tests/test_pyodide_pin.py"})
+    sched, node = scheduler(collection, files, cold=cold)
+    assert handed_out(sched, node, collection) == [
+        "tests/browser/test_lighthouse.py",
+        "tests/test_lint.py",
+        "tests/test_pyodide_pin.py",
+        "tests/test_properties.py",
+    ]
+    # Warm, they are short files like any other.
+    sched, node = scheduler(collection, files)
+    assert handed_out(sched, node, collection)[1:] == [
+        "tests/test_properties.py",
+        "tests/test_lint.py",
+        "tests/test_pyodide_pin.py",
+    ]
+
+
+def test_a_cache_is_cold_when_its_folder_is_missing_or_empty(tmp_path: Path, monkeypatch):
+    monkeypatch.delenv("HARNESSBOOK_FRESH_SITE", raising=False)
+    assert all((ROOT / file).is_file() for file in scheduling.COLD_CACHES)
+    assert scheduling.cold_files(tmp_path) == set(scheduling.COLD_CACHES)
+    for folder in scheduling.COLD_CACHES.values():
+        (tmp_path / folder).mkdir(parents=True)
+    assert scheduling.cold_files(tmp_path) == set(scheduling.COLD_CACHES)
+    for folder in scheduling.COLD_CACHES.values():
+        (tmp_path / folder / "entry").write_text("", encoding="utf-8")
+    assert scheduling.cold_files(tmp_path) == frozenset()
+    monkeypatch.setenv("HARNESSBOOK_FRESH_SITE", "1")  # the compile is made anew
+    assert scheduling.cold_files(tmp_path) == {"tests/test_pyodide_pin.py"}
 
 
 def test_lighthouse_goes_first_with_files_without_a_browser_beside_it():
