@@ -48,6 +48,7 @@ def elements(root: Any) -> Iterator[Any]:
 
 
 def class_names(element: Any) -> list[str]:
+    """The element's class names (``class`` split on whitespace)."""
     return (element.get("class") or "").split()
 
 
@@ -57,8 +58,9 @@ def has_class(name: str) -> str:
 
 
 def text_of(element: Any, separator: str = "") -> str:
-    """The text under ``element`` (comments left out), its pieces joined by ``separator``: what
-    Beautiful Soup's ``get_text(separator)`` gives."""
+    """The text under ``element`` (comments left out), its pieces joined by ``separator``, as
+    Beautiful Soup's ``get_text(separator)`` joins them (which also shortens a piece of
+    whitespace alone to one newline or space: the tests that read this split it into words)."""
     pieces: list[str] = []
 
     def walk(node: Any) -> None:
