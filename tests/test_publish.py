@@ -28,12 +28,12 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import lxml.html  # type: ignore[import-untyped]
 import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
 
+from tests import soup
 from tests.conftest import PUBLISHED_ENV, cached_build
 from tests.loading import load_module
 
@@ -70,7 +70,7 @@ class Head:
 def _read_head(path: Path, mtime_ns: int) -> Head:
     # lxml (libxml2), not the standard library's HTMLParser: 3 ms a page instead of 18 ms, and
     # this reads every page of two builds.
-    document = lxml.html.document_fromstring(path.read_text(encoding="utf-8"))
+    document = soup.tree(path.read_text(encoding="utf-8"))
     head = Head(lang=document.get("lang"))
     canonical = document.xpath('//link[@rel="canonical"]/@href')
     head.canonical = str(canonical[-1]) if canonical else None

@@ -19,11 +19,11 @@ from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
 
-import lxml.html  # type: ignore[import-untyped]
 import pytest
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
 
+from tests import soup
 from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,7 +61,7 @@ def heads(site: Path) -> dict[str, Head]:
         text = path.read_text(encoding="utf-8")
         if rel.startswith("assets/") or "data-moved-to=" in text[:500]:
             continue
-        document = lxml.html.document_fromstring(text)
+        document = soup.tree(text)
         found[rel] = Head(
             scripts=[dict(script.attrib) for script in document.xpath("//script[@src != '']")],
             stylesheets=[link.get("href", "") for link in document.xpath('//link[@rel="stylesheet"]')],
