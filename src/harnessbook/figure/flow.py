@@ -36,7 +36,7 @@ _FLOW: dict[str, dict[str, Any]] = {
         "each": "4 对每个候选：第一条适用的规则决定它",
         "rules": {
             "expiry": ("已过期", ["excluded", "当前直接证据加 refresh"]),
-            "conflict": ("与新鲜直接证据冲突", ["excluded + refresh"]),
+            "conflict": ("与新鲜直接证据冲突", ["excluded + refresh", "那条证据须是当前的"]),
             "budget_fit": ("放得进剩余预算", ["selected"]),
             "pointer": ("有非空 reference", ["pointer"]),
             "over_budget": ("以上都不适用", ["excluded"]),
@@ -65,7 +65,10 @@ _FLOW: dict[str, dict[str, Any]] = {
         "each": "4 Each candidate: the first rule that applies",
         "rules": {
             "expiry": ("expired", ["excluded", "+ refresh if it is current", "direct evidence"]),
-            "conflict": ("contradicts evidence", ["excluded + refresh"]),
+            "conflict": (
+                "contradicts evidence",
+                ["excluded + refresh", "if that evidence is fresh,", "current and direct"],
+            ),
             "budget_fit": ("fits what is left", ["selected"]),
             "pointer": ("non-blank reference", ["pointer"]),
             "over_budget": ("none of the above", ["excluded"]),
