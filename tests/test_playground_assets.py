@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import json
@@ -278,3 +279,67 @@ def test_no_page_refers_to_another_host_for_the_runtime(built_site):
     for name in ("playground.js", "worker.mjs"):
         text = (PLAYGROUND / name).read_text(encoding="utf-8")
         assert not re.search(r"https?://", text), name
+
+
+# --------------------------------------------------------------------------- the hosting page's sizes
+
+HOSTING_PAGES = ["howto/playground-hosting.md", "howto/playground-hosting.en.md"]
+SIZE = re.compile(r"(?:约 |about )?(\d+(?:\.\d+)?) (KB|MB)")
+UNIT = {"KB": 1024, "MB": 1024 * 1024}
+
+
+def size_rows(page: Path) -> list[tuple[str, list[str]]]:
+    """The rows of the page's tables that name a file in their first cell: its name and the
+    other cells, for the rows whose second cell is a size."""
+    rows = []
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if match := re.fullmatch(r"\| `([^`]+)` \|(.*)\|", line):
+            cells = [cell.strip() for cell in match[2].split("|")]
+            if SIZE.fullmatch(cells[0]):
+                rows.append((match[1], cells))
+    return rows
+
+
+def size_problem(stated: str, actual: int) -> str | None:
+    """None if ``stated`` ("28 KB", "1.2 MB", "about 50 KB"; 1 KB = 1,024 bytes) is ``actual``
+    bytes rounded to its last digit (or within 10% after "about"), else what is wrong."""
+    match = SIZE.fullmatch(stated)
+    assert match, stated
+    number, unit = match[1], match[2]
+    value = actual / UNIT[unit]
+    decimals = len(number.partition(".")[2])
+    allowed = float(number) * 0.1 if stated.startswith(("约", "about")) else 0.5 * 10**-decimals + 1e-9
+    if abs(value - float(number)) <= allowed:
+        return None
+    return f"says {stated}, is {actual:,} bytes ({value:.{decimals + 1}f} {unit})"
+
+
+@pytest.mark.parametrize("page", HOSTING_PAGES)
+def test_the_hosting_page_gives_each_files_true_size(built_site, page):
+    """The tables of files the playground serves, with their sizes and gzip sizes, say what the
+    built site serves: a file that grows or shrinks must take its table row along."""
+    served = built_site.path / "assets" / "playground"
+    rows = size_rows(ROOT / "docs" / page)
+    assert len(rows) >= 12, rows  # the files table and the compression table
+    problems = []
+    for name, cells in rows:
+        path = next((p for p in (served / name, served / MANIFEST["directory"] / name) if p.is_file()), None)
+        assert path is not None, f"{page}: {name} is not served"
+        data = path.read_bytes()
+        if problem := size_problem(cells[0], len(data)):
+            problems.append(f"{name}: {problem}")
+        if len(cells) > 1 and SIZE.fullmatch(cells[1]):  # the compression table: size after gzip -9
+            gzipped = path.with_name(path.name + ".gz")
+            size = gzipped.stat().st_size if gzipped.is_file() else len(gzip.compress(data, 9, mtime=0))
+            if problem := size_problem(cells[1], size):
+                problems.append(f"{name} after gzip: {problem}")
+    assert problems == [], f"{page}: " + "; ".join(problems)
+
+
+def test_the_size_check_can_fail():
+    assert size_problem("16 KB", 16_619) is None
+    assert size_problem("12 KB", 16_619) == "says 12 KB, is 16,619 bytes (16.2 KB)"
+    assert size_problem("1.2 MB", 1_250_259) is None
+    assert size_problem("1.3 MB", 1_250_259) is not None
+    assert size_problem("about 50 KB", 51_930) is None
+    assert size_problem("约 50 KB", 60_000) is not None
