@@ -144,7 +144,7 @@ def check_and_draw(request_fence: Fence, answer: Fence, lang: Lang, where: str) 
                 f"{at}: the page's InvalidRequestError differs from the builder's problems.\n"
                 "shown:\n  " + "\n  ".join(shown) + "\nbuilder:\n  " + "\n  ".join(error.problems)
             ) from None
-        return f'<div data-hb-problems="">\n{render_problems(error.problems, lang)}\n</div>'
+        return f'<div data-hb-problems="">\n{render_problems(error.problems, lang, error.total)}\n</div>'
     if answer.title != "result.json":
         raise PluginError(
             f"{at}: the builder accepted the request, but the page shows an InvalidRequestError"

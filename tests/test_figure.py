@@ -21,7 +21,7 @@ from mkdocs.exceptions import PluginError
 
 from harnessbook import build_context_packet, demo_request
 from harnessbook.cli import main
-from harnessbook.context_packet import RULES
+from harnessbook.context_packet import RULES, InvalidRequestError
 from harnessbook.figure import (
     LIGHT_COLOURS,
     MAX_ROWS,
@@ -367,6 +367,14 @@ def test_markdown_table_escapes_pipes():
     assert "`a&#124;b&#96;c`" in table
 
 
+def test_markdown_table_keeps_a_line_break_inside_its_cell():
+    result = build_context_packet(request([candidate("x\n# Injected heading"), candidate("y\r\nz")]))
+    lines = render_table(result, "en", "markdown").splitlines()
+    assert len(lines) == 2 + 2  # the heading row, the rule, one row per candidate
+    assert all(line.startswith(("| ", "|---")) for line in lines)
+    assert "`x&#10;# Injected heading`" in lines[2]
+
+
 def test_problems_keep_their_path():
     html = render_problems(
         [
@@ -382,6 +390,28 @@ def test_problems_keep_their_path():
     assert "<li><code>$</code> must be an object, got &lt;script&gt; (string)</li>" in html
     assert "<li><em>the whole request</em> something without a path</li>" in html
     assert "4 problems" in html
+
+
+def test_problems_cut_at_the_bound_count_them_all():
+    refused = request([{} for _ in range(30)])
+    with pytest.raises(InvalidRequestError) as caught:
+        build_context_packet(refused)
+    error = caught.value
+    assert error.total == 180 and len(error.problems) == 101
+    for html in (render_problems(error.problems, "en"), render_problems(error.problems, "en", error.total)):
+        assert "with 180 problems" in html
+        assert html.count("<li>") == 100  # the last line is not a problem of its own
+        assert html.endswith("</ol>\n<p>… and 80 more problems</p>\n</div>")
+        assert "the whole request" not in html
+    assert "共 180 个问题" in render_problems(error.problems, "zh")
+
+
+@pytest.mark.parametrize("budget", [float("inf"), float("nan"), 10**400])
+def test_a_figure_of_a_result_with_an_impossible_budget_is_a_value_error(budget):
+    result = build_context_packet(demo_request())
+    broken = dict(result, packet=dict(result["packet"], budgetUnits=budget))
+    with pytest.raises(ValueError, match="not a build_context_packet result"):
+        render_svg(broken)
 
 
 # --------------------------------------------------------------------------- colours

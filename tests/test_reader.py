@@ -214,7 +214,9 @@ def rule_functions() -> list[str]:
 def test_each_rule_function_names_its_section_of_the_rules_page():
     """The rules page numbers its steps 1 to 5; the code names the rules instead of numbering
     them a second way. Each function's docstring begins with its section's English heading and
-    links that section."""
+    links that section, through the alias ``rule-<id>`` right above the heading in both editions:
+    the section ids alone (``#conflict``) are also ids of field pages, and from the API page
+    autorefs would pick the closest, a field page."""
     from harnessbook import context_packet
 
     headings = dict(
@@ -230,9 +232,47 @@ def test_each_rule_function_names_its_section_of_the_rules_page():
         doc = getattr(context_packet, name).__doc__
         title = doc.split(":", 1)[0]
         assert title in headings, f"{name}: {title!r} is not a heading of the rules page"
-        assert f"[{title.lower()}][{headings[title]}]" in doc, f"{name}: does not link #{headings[title]}"
+        alias = f"rule-{headings[title]}"
+        assert f"[{title.lower()}][{alias}]" in doc, f"{name}: does not link its section (via {alias})"
+        for page in ("rules.md", "rules.en.md"):
+            text = (DOCS / "chapters/06-context-packet" / page).read_text(encoding="utf-8")
+            assert f"[](){{#{alias}}}\n\n## " in text, f"{page}: no alias {alias} above its heading"
+        elsewhere = [
+            str(path.relative_to(DOCS))
+            for path in DOCS.rglob("*.md")
+            if path.name not in ("rules.md", "rules.en.md")
+            and f"{{#{alias}}}" in path.read_text(encoding="utf-8")
+        ]
+        assert elsewhere == [], f"{alias} is also an id of {elsewhere}"
     source = "\n".join(
         path.read_text(encoding="utf-8")
         for path in sorted((DOCS.parent / "src" / "harnessbook").rglob("*.py"))
     )
     assert not re.search(r"\b[Rr]ules? [0-9]", source), "a rule numbered apart from the rules page's steps"
+
+
+def test_the_api_page_links_each_rule_to_its_section_of_the_rules_page(built_site):
+    """The docstrings link ``rule-<id>``; on both API pages the links reach the rules page's
+    headings (``#conflict``), not a field page with the same id (hooks/anchor_aliases.py)."""
+    rules = "../../chapters/06-context-packet/rules/"
+    for api in ("reference/api/index.html", "en/reference/api/index.html"):
+        html = (built_site.path / api).read_text(encoding="utf-8")
+        sections = ("validate", "provenance-gate", "processing-order", "expiry", "conflict")
+        for section in (*sections, "budget-fit", "pointer", "over-budget"):
+            assert f'href="{rules}#{section}"' in html, f"{api}: no link to the rules page's #{section}"
+
+
+def test_heading_aliases_leave_no_empty_link(built_site):
+    """A Markdown anchor is written as ``<a href="" id=...>``, a link without text; the hook
+    drops it once autorefs has read it, on every page."""
+    from tests.loading import load_module
+
+    hook = load_module("anchor_aliases_hook", DOCS.parent / "hooks" / "anchor_aliases.py")
+    assert hook.drop_aliases('<p>a</p>\n<p><a href="" id="rule-x"></a></p>\n<h2 id="x">X</h2>') == (
+        '<p>a</p>\n<h2 id="x">X</h2>'
+    )
+    site = built_site.path
+    empty = [
+        str(p.relative_to(site)) for p in site.rglob("*.html") if 'href=""' in p.read_text(encoding="utf-8")
+    ]
+    assert empty == []

@@ -1,7 +1,9 @@
 """harnessbook: the code the agent-harness book teaches, chapter by chapter.
 
 Chapter 6, the minimal context packet, lives in [`harnessbook.context_packet`][harnessbook.context_packet];
-its public names are re-exported here.
+its most used names (`build_context_packet`, `validate_request`, `InvalidRequestError`,
+`demo_request`) are re-exported here, with `load_schema` from
+[`harnessbook.schemas`][harnessbook.schemas].
 """
 
 from harnessbook.context_packet import (

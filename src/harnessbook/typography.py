@@ -41,7 +41,7 @@ _BREAK = re.compile(r"[ \t\r]*\n[ \t\r\n]*")
 
 
 def is_cjk(char: str) -> bool:
-    """Whether ``char`` (one character) is a Han character, CJK punctuation or a full-width form."""
+    """Whether ``char`` (one character) is a Han character, kana, CJK punctuation or a full-width form."""
     return bool(_CJK.fullmatch(char))
 
 
@@ -57,7 +57,7 @@ def _joins(before: str | None, after: str | None) -> bool:
 def join_cjk_lines(text: str) -> str:
     """``text`` without the line breaks that stand between two CJK characters.
 
-    Only the line break and the spaces around it go; every other character stays, and a break
+    Only the line breaks (one or more in a row) and the spaces around them go; every other character stays, and a break
     next to a Latin letter, a digit or markup stays as it is.
 
     >>> join_cjk_lines("逐个看候选，\\n放得进剩余预算就选入")

@@ -23,7 +23,8 @@ SHOWN_WIDTH = 60
 """The widest a value from the request is shown inside a problem, in characters."""
 
 KEY_WIDTH = 40
-"""The widest an object key from the request is shown inside a JSON path, in characters."""
+"""How many characters of an object key from the request are shown inside a JSON path (before
+unprintable characters are escaped, which can make them longer)."""
 
 
 def _more_line(more: int) -> str:

@@ -2,7 +2,8 @@
 
 [`build_context_packet`][harnessbook.context_packet.builder.build_context_packet] returns a
 [`ContextPacketResult`][harnessbook.context_packet.result.ContextPacketResult]: plain JSON-shaped
-dicts whose every key is documented here and has its own page in the field reference.
+dicts whose every key is documented here; the top-level keys and those of ``packet`` each have
+their own page in the field reference.
 """
 
 from __future__ import annotations

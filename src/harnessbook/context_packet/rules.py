@@ -7,9 +7,10 @@ order, and each candidate is decided by the first of
 [`conflict`][harnessbook.context_packet.rules.conflict],
 [`budget_fit`][harnessbook.context_packet.rules.budget_fit],
 [`pointer`][harnessbook.context_packet.rules.pointer] and
-[`over_budget`][harnessbook.context_packet.rules.over_budget] that applies. Each function takes
-validated candidates and returns the entries the result will hold; none of them mutates
-anything.
+[`over_budget`][harnessbook.context_packet.rules.over_budget] that applies. Each rule takes
+validated candidates and returns the entries the result will hold
+([`processing_order`][harnessbook.context_packet.rules.processing_order] returns the candidates
+in order); none of them mutates anything.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ _PROVENANCE_KEYS: tuple[Literal["source", "capturedAt"], ...] = ("source", "capt
 def provenance_gate(candidates: list[Candidate]) -> list[UnknownItem]:
     """Provenance gate: list every candidate whose ``source`` or ``capturedAt`` is missing.
 
-    Chapter: [provenance gate][provenance-gate], step 2 on the rules page.
+    Chapter: [provenance gate][rule-provenance-gate], step 2 on the rules page.
 
     A claim without provenance must not slip silently into the packet, so any entry here
     blocks assembly (``blocked`` / ``missing_provenance``).
@@ -100,10 +101,14 @@ def provenance_gate(candidates: list[Candidate]) -> list[UnknownItem]:
 def processing_order(candidates: list[Candidate]) -> list[Candidate]:
     """Processing order: constraint and direct-evidence first, then history-summary, then reference.
 
-    Chapter: [processing order][processing-order], step 3 on the rules page.
+    Chapter: [processing order][rule-processing-order], step 3 on the rules page.
 
     The sort is stable, so candidates of one tier keep their input order. The priority is
     the book's teaching convention, not a claim about what models need.
+
+    Returns:
+        A new list of the same candidates, sorted by [`TIERS`][harnessbook.context_packet.TIERS];
+        ``candidates`` is left as it was.
     """
     return sorted(candidates, key=lambda candidate: TIERS[candidate["kind"]])
 
@@ -127,7 +132,7 @@ def expiry(candidate: Candidate) -> tuple[ExcludedItem, RefreshItem | None] | No
     """Expiry: an expired candidate is excluded; expired current direct evidence also
     asks for a refresh, so an old log is never written down as the current fact.
 
-    Chapter: [expiry][expiry], the first rule of step 4 on the rules page.
+    Chapter: [expiry][rule-expiry], the first rule of step 4 on the rules page.
 
     Returns:
         ``None`` if the candidate is fresh, else its ``excluded`` entry and its ``refresh``
@@ -154,7 +159,7 @@ def conflict(
     """Conflict: a history summary that contradicts fresh current direct evidence is
     excluded and a refresh is requested, recording both sides' sources.
 
-    Chapter: [conflict][conflict], the second rule of step 4 on the rules page.
+    Chapter: [conflict][rule-conflict], the second rule of step 4 on the rules page.
 
     The builder does not decide which side is true; it only refuses to let the old summary
     displace the new evidence.
@@ -198,7 +203,7 @@ def _conflicts_copy(candidate: Candidate) -> str | list[str]:
 def budget_fit(candidate: Candidate, remaining: int) -> SelectedItem | None:
     """Budget fit: a candidate that fits the remaining budget is selected in full.
 
-    Chapter: [budget fit][budget-fit], the third rule of step 4 on the rules page.
+    Chapter: [budget fit][rule-budget-fit], the third rule of step 4 on the rules page.
 
     First fit: a later, smaller candidate can still fit after a larger one did not.
 
@@ -233,7 +238,7 @@ class _Conflicts(TypedDict, total=False):
 def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
     """Pointer: a candidate over budget with a non-blank ``reference`` becomes a pointer.
 
-    Chapter: [pointer][pointer], the fourth rule of step 4 on the rules page.
+    Chapter: [pointer][rule-pointer], the fourth rule of step 4 on the rules page.
 
     The pointer records where the item lives and what loading it would take; the builder
     never reads the reference.
@@ -269,7 +274,11 @@ def over_budget(candidate: Candidate, remaining: int) -> ExcludedItem:
     """Over budget: a candidate that neither fits nor can be pointed to is excluded,
     with the units it required and the units that were available.
 
-    Chapter: [over budget][over-budget], the last rule of step 4 on the rules page.
+    Chapter: [over budget][rule-over-budget], the last rule of step 4 on the rules page.
+
+    Returns:
+        The candidate's ``excluded`` entry: ``reason`` ``over_budget``, with ``requiresUnits``
+        (its size) and ``availableUnits`` (``remaining``).
     """
     return {
         "id": candidate["id"],

@@ -1,15 +1,17 @@
 """Validate, step 1 of chapter 6's rules: check a request against the contract, every problem at once.
 
 The walk has two passes. The first checks each key of the request and of each candidate on
-its own, in request order. The second checks what only the whole request can tell: repeated
-ids and ``conflictsWith`` targets that name no candidate. A fast path accepts the common,
-clean candidate without wording anything; anything unusual takes the detailed walk.
+its own, in request order, and repeated ids as it meets them. The second checks what needs
+every id first: each ``conflictsWith`` target must name another candidate of this request. A
+fast path accepts the common, clean candidate without wording anything; anything unusual takes
+the detailed walk.
 
-The walk runs no code of the caller's: a request that holds anything but plain ``dict``,
-``list``, ``str``, ``int``, ``float``, ``bool`` and ``None`` (an ``IntEnum`` budget, a ``str``
-enum id, an object whose ``__eq__`` or ``__repr__`` raises) is first copied into plain values,
-and the copy is what is checked and built. Work and the report are bounded: see
-[`errors`][harnessbook.context_packet.errors].
+The first walk reads the request as it is given, so the methods of a caller's ``dict`` or
+``str`` subclass (``__eq__``, ``__hash__``, ``get``) may run. When a value is anything but a
+plain ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` or ``None`` (an ``IntEnum``
+budget, a ``str`` enum id), or when such a method raises, the request is copied into plain
+values (module ``plain``), and the copy is what is checked and
+built. Work and the report are bounded: see [`errors`][harnessbook.context_packet.errors].
 """
 
 from __future__ import annotations
@@ -153,11 +155,14 @@ def _candidate_problem_count(candidate: object) -> int:
 def validate_request(request: object) -> None:
     """Validate: check a request against the contract, reporting every problem.
 
-    Chapter: [validate][validate], step 1 on the rules page; the field reference says what
+    Chapter: [validate][rule-validate], step 1 on the rules page; the field reference says what
     each key accepts.
 
     Args:
         request: The would-be request, any Python value.
+
+    Returns:
+        Nothing: the request is valid when no error is raised.
 
     Raises:
         InvalidRequestError: If anything is wrong. ``problems`` lists the problems as

@@ -28,6 +28,13 @@ def render_table(
         lang: ``"zh"`` or ``"en"``.
         format: ``"html"`` (a ``<table>`` with a ``<caption>``) or ``"markdown"`` (a pipe table).
 
+    Returns:
+        The table; when ``evidence`` is empty, one sentence that says so instead (in a ``<p>``
+        for ``"html"``).
+
+    Raises:
+        ValueError: If ``lang`` or ``format`` is unknown, or ``result`` is not a builder result.
+
     Examples:
         >>> from harnessbook import build_context_packet, demo_request
         >>> from harnessbook.figure import render_table
@@ -63,6 +70,7 @@ def render_table(
 
         def cell(text: str) -> str:
             text = _esc(text).replace("|", "&#124;").replace("`", "&#96;")
+            text = text.replace("\r", "&#13;").replace("\n", "&#10;")  # a line break would end the row
             return f"`{text}`"
 
         lines = ["| " + " | ".join(headings) + " |", "|" + "---|" * len(headings)]
@@ -100,8 +108,23 @@ def _split_problem(problem: str) -> tuple[str | None, str]:
     return match.group(), problem[match.end() + 2 :]
 
 
-def render_problems(problems: Sequence[str], lang: Lang = "zh") -> str:
+_MORE = re.compile(r"… and (\d+) more problems?")
+"""The line an ``InvalidRequestError`` ends its kept problems with when there were more."""
+
+
+def render_problems(problems: Sequence[str], lang: Lang = "zh", total: int | None = None) -> str:
     """An ``InvalidRequestError``'s problems as an HTML list, each led by its JSON path.
+
+    The error keeps its first 100 problems and ends them with a line ``"… and K more problems"``:
+    that line follows the list as a paragraph, and the count in the introduction includes the K.
+
+    Args:
+        problems: The error's ``problems``.
+        lang: ``"zh"`` or ``"en"``, the language of the introduction.
+        total: The error's ``total``; without it, the problems shown plus the K of the last line.
+
+    Returns:
+        A ``<div class="hb-problems">`` with the introduction, the list and any last line.
 
     Examples:
         >>> from harnessbook.figure import render_problems
@@ -114,14 +137,21 @@ def render_problems(problems: Sequence[str], lang: Lang = "zh") -> str:
         </div>
     """
     words = _words(lang)
-    count = len(problems)
+    shown = [str(problem) for problem in problems]
+    more = _MORE.fullmatch(shown[-1]) if shown else None
+    if more:
+        shown.pop()
+    count = total if total is not None else len(shown) + (int(more[1]) if more else 0)
     intro = words["problems_intro"].format(n=count, problems="problem" if count == 1 else "problems")
     out = ['<div class="hb-problems">', f"<p>{_esc(intro)}</p>", "<ol>"]
-    for problem in problems:
+    for problem in shown:
         path, message = _split_problem(str(problem))
         where = (
             f"<code>{_esc(path)}</code>" if path is not None else f"<em>{_esc(words['whole_request'])}</em>"
         )
         out.append(f"<li>{where} {_esc(message)}</li>")
-    out += ["</ol>", "</div>"]
+    out.append("</ol>")
+    if more:
+        out.append(f"<p>{_esc(more[0])}</p>")
+    out.append("</div>")
     return "\n".join(out)
