@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,6 +141,23 @@ def nginx(site_root: Path) -> Iterator[Nginx]:
 
 
 # --------------------------------------------------------------------------- the browser
+
+
+def cjk_font_file() -> str | None:
+    """A font file that fontconfig offers for Chinese, which Chromium draws Chinese text with
+    (``fc-list :lang=zh``); None without one, or without fontconfig."""
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return None
+    listed = subprocess.run([fc_list, ":lang=zh", "file"], capture_output=True, text=True, timeout=60).stdout
+    return next((line.split(":")[0].strip() for line in listed.splitlines() if line.strip()), None)
+
+
+@pytest.fixture(scope="session")
+def cjk_font() -> str:
+    """The CJK font's file: the tests that look at drawn Chinese text skip (locally) or fail
+    (under CI) without one."""
+    return require(cjk_font_file(), "a CJK font (apt-get install fonts-noto-cjk)")
 
 
 @pytest.fixture(scope="session")

@@ -67,6 +67,7 @@ def test_screenshot(new_page, site_url, artifacts_dir, browser_report, page_name
     assert log.problems() == []
 
 
+@pytest.mark.usefixtures("cjk_font")
 @pytest.mark.parametrize("page_name", PAGES)
 def test_chinese_renders_without_tofu(new_page, site_url, page_name):
     page, log = new_page()
