@@ -343,3 +343,20 @@ def test_the_size_check_can_fail():
     assert size_problem("1.3 MB", 1_250_259) is not None
     assert size_problem("about 50 KB", 51_930) is None
     assert size_problem("约 50 KB", 60_000) is not None
+
+
+# --------------------------------------------------------------------------- the interface strings
+
+
+def test_both_editions_have_every_interface_string_with_the_same_placeholders():
+    """playground.js's strings: the same keys in both editions, and the same ``{placeholders}``,
+    except the English plural words (``{problems}``, ``{lines}``, ``{rows}``), which are empty
+    strings in Chinese."""
+    from tests.test_cjk_line_breaks import playground_labels
+
+    zh, en = playground_labels("zh"), playground_labels("en")
+    assert len(zh) > 30 and set(zh) == set(en), set(zh) ^ set(en)
+    for key in zh:
+        in_zh, in_en = set(re.findall(r"\{(\w+)\}", zh[key])), set(re.findall(r"\{(\w+)\}", en[key]))
+        assert in_zh <= in_en, f"{key}: Chinese fills {in_zh - in_en}, English does not"
+        assert all(zh.get(word) == "" and en.get(word) for word in in_en - in_zh), (key, in_en - in_zh)

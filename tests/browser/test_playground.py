@@ -276,8 +276,24 @@ def test_intent_to_run_starts_loading_the_runtime_before_the_click(new_page, sit
     assert any(u.endswith(".wasm") for u in log.requests), "no runtime fetched within 60 s of the intent"
     assert any(u.endswith("worker.mjs") for u in log.requests)
     assert page.evaluate("() => document.querySelectorAll('.hb-playground').length") == 0  # no click yet
+    page.evaluate(RECORD_STATUSES)
     open_and_run(page, 0)
+    # The status says what happens: loading while the runtime starts, then running, then done.
+    statuses = page.evaluate("window.__statuses")
+    assert "正在运行 build_context_packet…" in statuses, statuses
+    assert statuses[-1].startswith("完成："), statuses
     assert log.problems() == []
+
+
+RECORD_STATUSES = """() => {
+  window.__statuses = [];
+  new MutationObserver(() => {
+    const status = document.querySelector('[data-playground-status]');
+    const seen = window.__statuses;
+    if (status && seen[seen.length - 1] !== status.textContent) seen.push(status.textContent);
+  }).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+"""Keep every text the first panel's status shows, in order, in ``window.__statuses``."""
 
 
 SNAPSHOT_CACHE = "harnessbook-playground"

@@ -2,7 +2,8 @@
  * The in-browser playground: a "在浏览器中运行" / "Run in browser" control under every
  * ```json title="request.json"``` example. It runs the real harnessbook package (packed from
  * src/harnessbook by hooks/playground.py at build time) under Pyodide, in a Web Worker
- * (worker.mjs). Nothing of Pyodide is requested until a reader first clicks Run.
+ * (worker.mjs). Nothing of Pyodide is requested until a reader shows the intent to run: a
+ * pointer over a Run control, focus on it, or a click.
  *
  * Everything that comes from the request or the result is put on the page with textContent,
  * never as HTML. The one exception is the figure and the decision table, which the package's
@@ -35,7 +36,7 @@
       run: "运行",
       reset: "恢复原始请求",
       output: "运行结果",
-      loading: "正在加载浏览器中的 Python（Pyodide，约 13 MB，只在第一次运行时下载）…",
+      loading: "正在加载浏览器中的 Python（Pyodide，压缩后约 7 MB，只在第一次运行时下载）…",
       loadingPackage: "正在载入 harnessbook…",
       running: "正在运行 build_context_packet…",
       done: "完成：build_context_packet 在浏览器中返回了这个结果（Pyodide {pyodide}，Python {python}）。",
@@ -43,20 +44,27 @@
       invalidRequest: "InvalidRequestError：请求不符合约定，共 {count} 个问题：",
       problem: "",
       problems: "",
-      invalidJson: "这不是合法的 JSON（第 {line} 行第 {column} 列）：{message}",
+      invalidJson: "这不是合法的 JSON（第 {line} 行第 {column} 列）。解析器的原文：{message}",
       refusedStatus: "完成：构建器拒绝了这个请求，问题列在下面。",
-      unreadable: "这个输入无法作为一个 JSON 请求读取（{message}）。",
+      unreadable: "这个输入无法作为一个 JSON 请求读取。原文：{message}。",
       unreadableStatus: "没有运行：输入无法读取，原因见下面。",
       moreLines: "… 以及另外 {count} 行（页面上只显示前面的部分；完整结果请用命令行 harnessbook build 取得）",
-      moreRows: "决定表只显示前面的部分，另有 {count} 行",
+      moreRows: "决定表只显示前 {shown} 行，另有 {count} 行没有显示",
+      line: "",
+      lines: "",
+      row: "",
+      rows: "",
       invalidJsonStatus: "没有运行：输入不是合法的 JSON，原因见下面。",
       error: "构建器抛出了意外的异常，这是一个缺陷：",
+      figureRefused: "图和决定表没有显示：渲染器的输出含有不允许的元素或属性，这是一个缺陷。结果本身在下面。",
+      restarted: "浏览器中的 Python 刚刚重新启动（另一个例子用尽了栈或内存），这次运行没有完成，请再运行一次。",
+      noType: "（空）",
       timeout: "浏览器中的 Python 在 {seconds} 秒内没有加载完成，已经停止。请检查网络后再试一次。",
       runTimeout: "这次运行在 {seconds} 秒内没有结束，已经停止。",
       wasmMime: "无法启动浏览器中的 Python：服务器发送 pyodide.asm.wasm 时用的类型是“{type}”，浏览器要求 application/wasm。网站维护者需要按这一页配置服务器：",
       wasmCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许编译 WebAssembly，script-src 中需要有 'wasm-unsafe-eval'。网站维护者需要按这一页配置服务器：",
       loadFailed: "无法加载浏览器中的 Python：{message}",
-      moduleFailed: "无法启动浏览器中的 Python：脚本模块（.mjs）没有载入，多半是服务器没有以 text/javascript 发送 .mjs 文件。网站维护者需要按这一页配置服务器：",
+      moduleFailed: "无法启动浏览器中的 Python：脚本模块（.mjs）没有载入。可能是网络中断（请检查网络后再试一次），也可能是服务器没有以 text/javascript 发送 .mjs 文件；如果是后者，网站维护者需要按这一页配置服务器：",
       // The link under a failure to start: the hosting page's title and the section that says
       // what to fix (tests/browser/test_playground.py checks both against the built page).
       hostingPage: "发布与托管本书网站",
@@ -72,7 +80,7 @@
       run: "Run",
       reset: "Restore the original request",
       output: "Result",
-      loading: "Loading Python for the browser (Pyodide, about 13 MB, downloaded on the first run only)…",
+      loading: "Loading Python for the browser (Pyodide, about 7 MB compressed, downloaded on the first run only)…",
       loadingPackage: "Loading harnessbook…",
       running: "Running build_context_packet…",
       done: "Done: build_context_packet returned this result in your browser (Pyodide {pyodide}, Python {python}).",
@@ -84,16 +92,23 @@
       refusedStatus: "Done: the builder refused this request; the problems are listed below.",
       unreadable: "This input cannot be read as one JSON request: the {message}.",
       unreadableStatus: "Not run: the input cannot be read; see below.",
-      moreLines: "… and {count} more lines (the page shows the beginning only; harnessbook build gives the full result)",
-      moreRows: "The decision table shows its first rows only; {count} more rows",
+      moreLines: "… and {count} more {lines} (the page shows the beginning only; harnessbook build gives the full result)",
+      moreRows: "The decision table shows its first {shown} rows only; {count} more {rows} not shown.",
+      line: "line",
+      lines: "lines",
+      row: "row",
+      rows: "rows",
       invalidJsonStatus: "Not run: the input is not valid JSON; see below.",
       error: "The builder raised an unexpected exception, which is a bug:",
+      figureRefused: "The figure and the decision table are not shown: the renderer's output held an element or attribute that is not allowed, which is a bug. The result itself is below.",
+      restarted: "Python for the browser has just restarted (another example ran out of stack or memory), so this run did not finish; run it again.",
+      noType: "(none)",
       timeout: "Python for the browser did not finish loading within {seconds} seconds and was stopped. Check your connection and try again.",
       runTimeout: "This run did not finish within {seconds} seconds and was stopped.",
       wasmMime: "Python for the browser cannot start: the server sent pyodide.asm.wasm as “{type}”, and browsers require application/wasm. Whoever hosts this site must configure the server as described here:",
       wasmCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow compiling WebAssembly; script-src needs 'wasm-unsafe-eval'. Whoever hosts this site must configure the server as described here:",
       loadFailed: "Python for the browser could not be loaded: {message}",
-      moduleFailed: "Python for the browser cannot start: a script module (.mjs) did not load, most likely because the server does not send .mjs files as text/javascript. Whoever hosts this site must configure the server as described here:",
+      moduleFailed: "Python for the browser cannot start: a script module (.mjs) did not load. Either the network failed (check your connection and try again), or the server does not send .mjs files as text/javascript; if so, whoever hosts this site must configure the server as described here:",
       hostingPage: "Publishing and hosting the book",
       hostingSections: { "wasm-mime": ".wasm must be served as application/wasm", "content-security-policy": "Content Security Policy" },
       workerUnsupported: "This browser does not support module Web Workers, so the examples cannot run in the page.",
@@ -195,7 +210,7 @@
           resolve(message);
         } else if (message.type === "init-error") {
           if (message.reason === "wasm-mime") {
-            fail(new LoadError("wasm-mime", format(T.wasmMime, { type: message.contentType }), message));
+            fail(new LoadError("wasm-mime", format(T.wasmMime, { type: message.contentType || T.noType }), message));
           } else if (message.reason === "wasm-csp") {
             fail(new LoadError("wasm-csp", T.wasmCsp, message));
           } else if (message.reason === "module") {
@@ -235,6 +250,7 @@
     var state = startRuntime();
     if (state.info === null) state.listeners.push(onProgress);
     return state.ready.then(function (info) {
+      onProgress("run"); // the runtime is up: the status says the request runs now
       return new Promise(function (resolve, reject) {
         var id = state.nextId++;
         var timer = setTimeout(function () {
@@ -328,7 +344,8 @@
         panel.setAttribute("data-playground-busy", "");
         setStatus(status, runtime && runtime.info ? T.running : T.loading, "loading");
         runRequest(editor.value, function (stage) {
-          setStatus(status, stage === "package" ? T.loadingPackage : T.loading, "loading");
+          var text = stage === "run" ? T.running : stage === "package" ? T.loadingPackage : T.loading;
+          setStatus(status, text, "loading");
         }).then(function (answer) {
           if (Date.now() > answer.deadline) {
             // The timeout covers drawing too: a result that arrives too late is not drawn.
@@ -341,9 +358,9 @@
         }).then(function (answer) {
           clearTimeout(answer.timer);
           if (answer.outcome.restart) {
-            // The worker ran out of stack or memory: start a fresh one for the next run.
-            answer.state.worker.terminate();
-            if (runtime === answer.state) runtime = null;
+            // The worker ran out of stack or memory: start a fresh one for the next run, and
+            // tell another example's run that was waiting on this worker at once.
+            answer.state.fail(new LoadError("load", T.restarted));
           }
         }).catch(function (error) {
           output.hidden = true;
@@ -486,7 +503,7 @@
     figure.appendChild(pre);
     output.appendChild(figure);
     if (outcome.moreLines > 0) {
-      output.appendChild(element("p", { class: "hb-playground__more", "data-playground-more": "" }, format(T.moreLines, { count: outcome.moreLines })));
+      output.appendChild(element("p", { class: "hb-playground__more", "data-playground-more": "" }, format(T.moreLines, { count: outcome.moreLines, lines: outcome.moreLines === 1 ? T.line : T.lines })));
     }
   }
 
@@ -506,7 +523,7 @@
       // never holds the page for one long task.
       var drawn = figureNodes(outcome);
       if (drawn === null) {
-        output.appendChild(element("p", { class: "hb-playground__error-title", "data-playground-figure-refused": "" }, T.error));
+        output.appendChild(element("p", { class: "hb-playground__error-title", "data-playground-figure-refused": "" }, T.figureRefused));
       } else {
         output.appendChild(drawn[0]);
       }
@@ -514,7 +531,7 @@
         if (drawn !== null) {
           output.appendChild(drawn[1]);
           if (outcome.moreRows > 0) {
-            output.appendChild(element("p", { class: "hb-playground__more", "data-playground-more-rows": "" }, format(T.moreRows, { count: outcome.moreRows })));
+            output.appendChild(element("p", { class: "hb-playground__more", "data-playground-more-rows": "" }, format(T.moreRows, { count: outcome.moreRows, shown: outcome.tableRows, rows: outcome.moreRows === 1 ? T.row : T.rows })));
           }
         }
         return nextTask();

@@ -1,6 +1,7 @@
 // The playground's Web Worker: Pyodide and the harnessbook package, off the page's main thread.
 //
-// Started by playground.js the first time a reader asks to run an example, never before.
+// Started by playground.js the first time a reader shows the intent to run an example (a pointer
+// over a Run control, focus on it, or a click), never before.
 // Messages in:  {type: "init", indexURL, packageURL}   then   {type: "run", id, text, lang}
 // Messages out: {type: "progress", stage}
 //               {type: "ready", pyodide, python, start: "cold" | "snapshot", sourceModules: [...]}
@@ -61,6 +62,7 @@ def _harnessbook_playground_run(text, lang):
                 # The table is drawn on the page's main thread: its first TABLE_ROWS rows only.
                 "table": render_table(dict(result, evidence=result["evidence"][:TABLE_ROWS]), lang),
                 "moreRows": max(0, len(result["evidence"]) - TABLE_ROWS),
+                "tableRows": TABLE_ROWS,
             }
     return json.dumps(outcome, ensure_ascii=False)
 
@@ -116,7 +118,7 @@ if (typeof WebAssembly.instantiateStreaming === "function") {
     if (type !== EXPECTED_WASM_TYPE) {
       const contentType = type || "(none)";
       reportFailure("wasm-mime", `${response.url} was served as ${contentType}, not ${EXPECTED_WASM_TYPE}`, {
-        contentType,
+        contentType: type, // "" when the server sent none: the page words that in its language
         url: response.url,
       });
       throw new TypeError(`wasm served as ${contentType}`);
