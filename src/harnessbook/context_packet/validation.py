@@ -10,8 +10,8 @@ The first walk reads the request as it is given, so the methods of a caller's ``
 ``str`` subclass (``__eq__``, ``__hash__``, ``get``) may run. When a value is anything but a
 plain ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` or ``None`` (an ``IntEnum``
 budget, a ``str`` enum id), or when such a method raises, the request is copied into plain
-values (module ``plain``), and the copy is what is checked and
-built. Work and the report are bounded: see [`errors`][harnessbook.context_packet.errors].
+values (module ``plain``), and the copy is what is checked and built. Work and the report are
+bounded: see [`errors`][harnessbook.context_packet.errors].
 """
 
 from __future__ import annotations
