@@ -17,7 +17,9 @@ splits it once everything is built:
 
 Every edition also renders ``404.html`` into the site root, the last build winning (so the root
 404 page came out English); the default edition's page is put back at the root and each other
-edition's goes to ``<locale>/404.html``.
+edition's goes to ``<locale>/404.html``. The 404 page belongs to no page, so its language
+switcher kept the links of the last page the edition built (the English 404 page's 中文 led to
+a field page): on every 404 page it leads to the editions' home pages.
 """
 
 from __future__ import annotations
@@ -26,12 +28,15 @@ import json
 import os
 import re
 from typing import Any, Protocol, cast
+from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
 from mkdocs.structure.pages import Page
 
 CONFIG_SCRIPT = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
+SWITCHER_LINK = re.compile(r'(<a href=")[^"]*(" hreflang="([\w-]+)" class="md-select__link">)')
+"""A link of Material's language switcher, and the language it leads to."""
 
 
 class _I18nPlugin(Protocol):
@@ -54,6 +59,20 @@ def _edition(config: MkDocsConfig) -> str | None:
     if i18n is None or i18n.current_language in (None, i18n.default_language):
         return None
     return i18n.current_language
+
+
+def _switcher_to_edition_homes(output: str, config: MkDocsConfig) -> str:
+    """``output`` with each language switcher link leading to its edition's home page."""
+    i18n = _i18n(config)
+    default = i18n.default_language if i18n is not None else None
+    root = urlsplit(config.site_url or "/").path or "/"
+    root += "" if root.endswith("/") else "/"
+
+    def home(match: re.Match[str]) -> str:
+        language = match.group(3)
+        return match.group(1) + root + ("" if language == default else f"{language}/") + match.group(2)
+
+    return SWITCHER_LINK.sub(home, output)
 
 
 def _point_base_at_edition(output: str, locale: str) -> str:
@@ -90,6 +109,7 @@ def on_post_template(output_content: str, template_name: str, config: MkDocsConf
     global _default_404
     if template_name != "404.html":
         return output_content
+    output_content = _switcher_to_edition_homes(output_content, config)
     locale = _edition(config)
     if locale is None:
         _default_404 = output_content

@@ -424,6 +424,10 @@ def test_every_page_has_open_graph_and_twitter_card_meta(
     assert home["og:type"] == ["website"] and home["og:title"] == [site_name], (
         "a home page is titled by the site"
     )
+    # The whole front matter description, not cut at a quote (Material writes it unescaped).
+    source = (ROOT / "docs" / ("index.en.md" if edition == "en" else "index.md")).read_text(encoding="utf-8")
+    description = re.search(r"^description: (.+)$", source, re.M)
+    assert description and home["description"] == [description.group(1)]
 
 
 def test_project_licence_is_mit():

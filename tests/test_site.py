@@ -831,3 +831,14 @@ def test_unwrapping_whitespace_keeps_every_character_and_colour():
     assert [(s["class"], s.get_text()) for s in soup.parse(unwrapped).select("span[class]")] == [
         (s["class"], s.get_text()) for s in coloured
     ]
+
+
+def test_each_404_page_speaks_its_edition_and_switches_to_the_edition_homes(built_site):
+    """The 404 page belongs to no page: its heading is in the edition's language
+    (overrides/404.html), and its language switcher leads to each edition's home page, not to
+    the last page the edition built (hooks/search_per_edition.py)."""
+    for path, heading in (("404.html", "404 - 页面不存在"), ("en/404.html", "404 - Not found")):
+        html = (built_site.path / path).read_text(encoding="utf-8")
+        assert f"<h1>{heading}</h1>" in html, path
+        links = re.findall(r'<a href="([^"]*)" hreflang="([\w-]+)" class="md-select__link">', html)
+        assert links == [("/", "zh"), ("/en/", "en")], (path, links)

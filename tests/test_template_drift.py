@@ -30,6 +30,13 @@ NAV_LABEL = (
 
 # Each override: the original it copies, and its intended edits as (upstream text, our text).
 PARTIALS: dict[str, list[tuple[str, str]]] = {
+    # The 404 page's heading in the edition's language (Material writes it in English only).
+    "404.html": [
+        (
+            "<h1>404 - Not found</h1>",
+            '<h1>{{ "404 - 页面不存在" if config.theme.language == "zh" else "404 - Not found" }}</h1>',
+        ),
+    ],
     # The section toggle next to an index page names its <nav> (axe: landmark-unique).
     "partials/nav-item.html": [
         (
