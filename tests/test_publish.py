@@ -428,6 +428,9 @@ def test_every_page_has_open_graph_and_twitter_card_meta(
     source = (ROOT / "docs" / ("index.en.md" if edition == "en" else "index.md")).read_text(encoding="utf-8")
     description = re.search(r"^description: (.+)$", source, re.M)
     assert description and home["description"] == [description.group(1)]
+    # A home page's tab is titled by the site alone, in both editions (overrides/main.html).
+    home_html = (site / ("en/index.html" if edition == "en" else "index.html")).read_text(encoding="utf-8")
+    assert re.findall(r"<title>(.*?)</title>", home_html) == [site_name]
 
 
 def test_project_licence_is_mit():

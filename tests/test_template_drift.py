@@ -148,6 +148,25 @@ def test_main_site_meta_is_materials_block_minus_the_dropped_parts():
     assert actual == expected, diff(expected, actual, "main.html (block site_meta)")
 
 
+HOME_TEST = (
+    "{% elif page.title and not page.is_homepage %}",
+    '{% elif page.title and not (page.is_homepage or (page.file and page.file.src_uri in ["index.md", "index.en.md"])) %}',
+)
+"""main.html's htmltitle block: Material's, with the home page test of its Open Graph block."""
+
+
+def test_main_htmltitle_is_materials_block_with_the_home_page_test():
+    def block(template: str) -> str:
+        match = re.search(r"\{% block htmltitle %\}\n(.*?)\{% endblock %\}", template, re.S)
+        assert match, "no htmltitle block"
+        return "".join(line.strip() + "\n" for line in match.group(1).splitlines() if line.strip())
+
+    original = block((MATERIAL / "base.html").read_text(encoding="utf-8"))
+    expected = apply(original, [HOME_TEST], "base.html (block htmltitle)")
+    actual = block((OVERRIDES / "main.html").read_text(encoding="utf-8"))
+    assert actual == expected, diff(expected, actual, "main.html (block htmltitle)")
+
+
 def test_every_override_is_checked_here():
     overridden = {path.relative_to(OVERRIDES).as_posix() for path in OVERRIDES.rglob("*.html")}
     assert overridden == {*PARTIALS, "main.html"}
