@@ -61,12 +61,18 @@ def _edition(config: MkDocsConfig) -> str | None:
     return i18n.current_language
 
 
+def _site_base(config: MkDocsConfig) -> str:
+    """The path the site is served under, from site_url ("/" here): moved.py's function of the
+    same name (MkDocs loads each hook as a module of its own; they import nothing of each other)."""
+    path = urlsplit(config.site_url or "/").path or "/"
+    return path if path.endswith("/") else path + "/"
+
+
 def _switcher_to_edition_homes(output: str, config: MkDocsConfig) -> str:
     """``output`` with each language switcher link leading to its edition's home page."""
     i18n = _i18n(config)
     default = i18n.default_language if i18n is not None else None
-    root = urlsplit(config.site_url or "/").path or "/"
-    root += "" if root.endswith("/") else "/"
+    root = _site_base(config)
 
     def home(match: re.Match[str]) -> str:
         language = match.group(3)

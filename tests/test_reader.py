@@ -228,20 +228,20 @@ def test_each_rule_function_names_its_section_of_the_rules_page():
     )
     names = rule_functions()
     assert len(names) == 8, names
+    pages = {
+        path.relative_to(DOCS).as_posix(): path.read_text(encoding="utf-8") for path in DOCS.rglob("*.md")
+    }
+    rules_pages = ("chapters/06-context-packet/rules.md", "chapters/06-context-packet/rules.en.md")
     for name in names:
         doc = getattr(context_packet, name).__doc__
         title = doc.split(":", 1)[0]
         assert title in headings, f"{name}: {title!r} is not a heading of the rules page"
         alias = f"rule-{headings[title]}"
         assert f"[{title.lower()}][{alias}]" in doc, f"{name}: does not link its section (via {alias})"
-        for page in ("rules.md", "rules.en.md"):
-            text = (DOCS / "chapters/06-context-packet" / page).read_text(encoding="utf-8")
-            assert f"[](){{#{alias}}}\n\n## " in text, f"{page}: no alias {alias} above its heading"
+        for page in rules_pages:
+            assert f"[](){{#{alias}}}\n\n## " in pages[page], f"{page}: no alias {alias} above its heading"
         elsewhere = [
-            str(path.relative_to(DOCS))
-            for path in DOCS.rglob("*.md")
-            if path.name not in ("rules.md", "rules.en.md")
-            and f"{{#{alias}}}" in path.read_text(encoding="utf-8")
+            page for page, text in pages.items() if page not in rules_pages and f"{{#{alias}}}" in text
         ]
         assert elsewhere == [], f"{alias} is also an id of {elsewhere}"
     source = "\n".join(
