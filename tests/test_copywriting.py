@@ -82,3 +82,38 @@ def test_literal_text_marked_as_code_is_left_alone():
     assert lint("page.md", "每个问题以 `JSON 路径: 问题` 的形式占一行。\n") == []
     block = "列出：\n\n```text\n*.mjs（worker 与 Pyodide）    Content-Type: text/javascript\n```\n"
     assert lint("page.md", block) == [], "code blocks are literal (.autocorrectrc: context.codeblock)"
+
+
+TERMS = {
+    "非空字符串": "非空白字符串 (the builder refuses a string of spaces too)",
+    "取得时间": "捕获时间 (capturedAt)",
+    "获取时间": "捕获时间 (capturedAt)",
+    "重新获取": "重新取得 (refresh)",
+    "重新取证": "重新取得证据 (refresh)",
+    "Python 版本": "Python 实现 (this implementation, not a version of Python)",
+}
+"""Words the Chinese pages do not use, each with the one they use instead: one term for one
+thing on every page. A line that quotes the original chapter (``**原文**``) keeps its words."""
+
+
+def terminology_problems(name: str, text: str) -> list[str]:
+    return [
+        f"{name}:{number}: {word!r} -> {TERMS[word]}"
+        for number, line in enumerate(text.splitlines(), 1)
+        if not line.startswith("**原文**")
+        for word in TERMS
+        if word in line
+    ]
+
+
+def test_the_chinese_pages_use_one_term_for_one_thing():
+    pages = [(name, text) for name, text, _ in chinese_texts() if name.startswith("docs/")]
+    problems = [problem for name, text in pages for problem in terminology_problems(name, text)]
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_terminology_check_finds_a_variant_and_spares_a_quotation():
+    assert terminology_problems("page.md", "三项必须是非空字符串。\n") == [
+        "page.md:1: '非空字符串' -> 非空白字符串 (the builder refuses a string of spaces too)"
+    ]
+    assert terminology_problems("page.md", "**原文**：三项均为非空字符串。\n") == []
