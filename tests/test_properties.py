@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -439,8 +440,8 @@ ODD_SPACES = [chr(c) for c in range(0x3001) if chr(c).isspace()] + ["\ufeff", "\
 
 @pytest.mark.parametrize("char", ODD_SPACES, ids=[f"U+{ord(c):04X}" for c in ODD_SPACES])
 def test_schema_and_builder_agree_on_what_is_blank(char):
-    # Blank means "only whitespace" for both: Python's str.strip() in the builder and the
-    # regular expressions \S / ^\s*$ in the schema (as jsonschema evaluates them).
+    # Blank means "only white space" for both: Python's str.strip() in the builder, and in the
+    # schema a character class that spells out the same characters (see the test below).
     def request(**fields: Any) -> Any:
         candidate = {
             "id": "a",
@@ -467,3 +468,43 @@ def test_schema_and_builder_agree_on_what_is_blank(char):
         except InvalidRequestError:
             accepted = False
         assert REQUEST_VALIDATOR.is_valid(r) == accepted, (fields, accepted)
+
+
+ENGINE_DEPENDENT = re.compile(r"(?<!\\)(?:\\\\)*\\[sSwWdDbB]")
+"""Regular-expression escapes whose meaning depends on the engine: Python's \\s counts U+001C to
+U+001F and U+0085 as white space, ECMA-262's counts U+FEFF instead, and Python's \\d and \\w
+take in every Unicode digit and letter."""
+
+
+def schema_patterns(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        own = [node["pattern"]] if isinstance(node.get("pattern"), str) else []
+        return own + [p for value in node.values() for p in schema_patterns(value)]
+    if isinstance(node, list):
+        return [p for value in node for p in schema_patterns(value)]
+    return []
+
+
+def test_the_schemas_patterns_mean_the_same_in_every_regex_engine():
+    """JSON Schema validators run ``pattern`` with their own language's engine (jsonschema with
+    Python's re, ajv with JavaScript's): the schemas use no class whose meaning differs."""
+    patterns = schema_patterns(load_schema("request")) + schema_patterns(load_schema("result"))
+    assert len(patterns) == 6, patterns  # nonBlankString, four capturedAt branches, reference
+    assert [p for p in patterns if ENGINE_DEPENDENT.search(p)] == []
+    assert ENGINE_DEPENDENT.search(r"\S") and ENGINE_DEPENDENT.search(r"^\s*$")
+    assert not ENGINE_DEPENDENT.search(r"[0-9]\\s")  # an escaped backslash, then a letter
+
+
+def test_the_schemas_white_space_is_what_the_builder_strips():
+    non_blank = re.compile(load_schema("request")["$defs"]["nonBlankString"]["pattern"])
+    blank_branch = load_schema("request")["$defs"]["candidate"]["properties"]["capturedAt"]["anyOf"][1]
+    blank = re.compile(blank_branch["pattern"])
+    reference = re.compile(
+        load_schema("result")["$defs"]["pointerItem"]["properties"]["reference"]["pattern"]
+    )
+    for code in [*range(0x10000), 0x1F600, 0x10FFFF]:
+        char = chr(code)
+        space = char.isspace()
+        assert (non_blank.search(char) is None) is space, f"U+{code:04X}"
+        assert (reference.search(char) is None) is space, f"U+{code:04X}"
+        assert (blank.search(char * 2) is not None) is space, f"U+{code:04X}"

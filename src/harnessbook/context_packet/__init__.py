@@ -18,7 +18,7 @@ The package reads top to bottom as the chapter does, one module per role:
 [`rules`][harnessbook.context_packet.rules] (the rules of steps 2 to 4),
 [`result`][harnessbook.context_packet.result] (the result),
 [`builder`][harnessbook.context_packet.builder] (the function that applies the rules) and
-[`demo`][harnessbook.context_packet.demo] (the chapter's demo request). Every public name is
+[`demo`][harnessbook.context_packet.demo] (the chapter's demo request). Every public name of the modules is
 re-exported here, so ``from harnessbook.context_packet import build_context_packet`` works.
 
 Every rule is a small function named after it, in the order the chapter gives:
@@ -34,7 +34,7 @@ Every rule is a small function named after it, in the order the chapter gives:
 
 from harnessbook.context_packet.builder import build_context_packet
 from harnessbook.context_packet.demo import demo_request
-from harnessbook.context_packet.errors import InvalidRequestError
+from harnessbook.context_packet.errors import KEY_WIDTH, MAX_PROBLEMS, SHOWN_WIDTH, InvalidRequestError
 from harnessbook.context_packet.request import (
     FRESHNESSES,
     KINDS,
@@ -65,7 +65,7 @@ from harnessbook.context_packet.rules import (
     processing_order,
     provenance_gate,
 )
-from harnessbook.context_packet.validation import validate_request
+from harnessbook.context_packet.validation import MAX_UNITS, validate_request
 
 __all__ = [
     "build_context_packet",
@@ -96,4 +96,8 @@ __all__ = [
     "budget_fit",
     "pointer",
     "over_budget",
+    "MAX_UNITS",
+    "MAX_PROBLEMS",
+    "SHOWN_WIDTH",
+    "KEY_WIDTH",
 ]
