@@ -229,7 +229,7 @@ def rules_for(site: Path, site_url: str, editions: Iterable[str] = (), scanned: 
         if not path.is_file():
             continue
         relative = path.relative_to(site).as_posix()
-        if FINGERPRINTED.match(relative) and not relative.endswith(".gz"):
+        if FINGERPRINTED.match(relative):
             files.append(relative)
         match = PYODIDE_DIR.match(relative)
         if match:

@@ -9,7 +9,9 @@ one, a field page. ``[conflict][rule-conflict]`` goes to the rules page's headin
 Python-Markdown writes such an anchor as an empty link in a paragraph of its own,
 ``<p><a href="" id="rule-conflict"></a></p>``: a link with no text, which a keyboard stops on
 and a screen reader announces. autorefs has read it by the time this hook runs, and every
-reference to the alias already names the heading's id, so the hook drops it.
+reference to the alias already names the heading's id, so the hook drops it. Only an anchor
+right above a heading (or above another such anchor) is an alias: anywhere else autorefs
+registers the anchor's own id, which links reach, so it stays.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-ALIAS = re.compile(r'<p><a href="" id="[^"<>]+"></a></p>\n?')
+ANCHOR = r'<p><a href="" id="[^"<>]+"></a></p>\n?'
 """A Markdown anchor alone in its paragraph, as Python-Markdown writes it."""
+ALIAS = re.compile(rf"{ANCHOR}(?=(?:{ANCHOR})*<h[1-6][\s>])")
+"""Such an anchor right above a heading: an alias of the heading's id."""
 
 
 def drop_aliases(html: str) -> str:

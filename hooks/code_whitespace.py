@@ -3,7 +3,7 @@
 Pygments writes every whitespace token of a highlighted block as ``<span class="w">``: in a
 JSON block, the indentation of each line and the space after each colon. Material gives those
 spans no style (the ``w`` class is not in its stylesheets), so they only add elements: 553 of
-the 2,629 on a field page (``reference/request/candidates/capturedAt/``). This hook keeps their
+the 2,507 on a field page (``reference/request/candidates/capturedAt/``). This hook keeps their
 text and drops the elements, on every page, after the hooks that add blocks (figures.py).
 
 The text of every block is unchanged (what a reader sees, copies and searches), and so is its

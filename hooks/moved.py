@@ -173,7 +173,24 @@ def parse_moves(text: str, source: str = MOVED_FILE) -> Moves:
             if old in known and known[old] != target:
                 raise MovedError(f"{entry}: listed twice for page {current!r} with different targets")
             known[old] = target
-    return Moves(resolved, anchors)
+    return Moves(resolved, _follow_anchor_chains(anchors, source))
+
+
+def _follow_anchor_chains(anchors: dict[str, dict[str, Target]], source: str) -> dict[str, dict[str, Target]]:
+    """Each old anchor's last target: where ``a`` moved to ``b`` and ``b`` later to ``c``, ``a``
+    leads to ``c`` (``b`` is no longer on its page), whatever order the file lists them in."""
+    followed: dict[str, dict[str, Target]] = {}
+    for page, ids in anchors.items():
+        for old, target in ids.items():
+            seen = [Target(page, old)]
+            while target.id in anchors.get(target.page, {}):
+                if target in seen:
+                    chain = " -> ".join(f"{t.page}#{t.id}" for t in [*seen, target])
+                    raise MovedError(f"{source}: anchors: the moves {chain} form a cycle")
+                seen.append(target)
+                target = anchors[target.page][target.id]
+            followed.setdefault(page, {})[old] = target
+    return followed
 
 
 def load_moves(config_dir: str | os.PathLike[str]) -> Moves:
@@ -268,8 +285,17 @@ def _relative(target: str, page_url: str) -> str:
     return link if link.endswith("/") or not target.endswith("/") else link + "/"
 
 
+def _id_tag(text: str, value: str) -> re.Match[str] | None:
+    """The start tag in ``text`` whose ``id`` is ``value`` (not text that merely reads like one,
+    as ``<code>&lt;span id="x"&gt;</code>`` does: code spans leave quotes unescaped)."""
+    return re.search(
+        rf"""<[A-Za-z][A-Za-z0-9]*\s[^>]*?(?<=\s)id=["']{re.escape(html.escape(value, quote=True))}["']""",
+        text,
+    )
+
+
 def _has_id(text: str, value: str) -> bool:
-    return re.search(rf"""\sid=["']{re.escape(html.escape(value, quote=True))}["']""", text) is not None
+    return _id_tag(text, value) is not None
 
 
 def on_page_content(content: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -288,10 +314,7 @@ def on_page_content(content: str, page: Page, config: MkDocsConfig, files: Files
                 "An id that is still on its page has not moved: remove the entry."
             )
         if target.page == path:
-            tag = re.search(
-                rf"""<[A-Za-z][A-Za-z0-9]*\s[^>]*?(?<=\s)id=["']{re.escape(html.escape(target.id, quote=True))}["']""",
-                content,
-            )
+            tag = _id_tag(content, target.id)
             if tag is None:
                 raise PluginError(
                     f"{entry}: moves to #{target.id}, but /{prefix}{path} has no element with that id."
@@ -319,6 +342,8 @@ def redirect_page(language: str, page_url: str, target_url: str, site_url: str |
     title, moved_to, redirecting = REDIRECT_TEXT.get(language, REDIRECT_TEXT["en"])
     href = html.escape(_relative(target_url, page_url), quote=True)
     script = html.escape(get_relative_url(SCRIPT_PATH, page_url), quote=True)
+    # The new address as a reader would type it: with the site's path (/harness/en/...).
+    shown = (urlsplit(site_url).path.rstrip("/") if site_url else "") + "/" + target_url
     canonical = (
         f'<link rel="canonical" href="{html.escape(site_url.rstrip("/") + "/" + target_url, quote=True)}">\n'
         if site_url
@@ -335,7 +360,7 @@ def redirect_page(language: str, page_url: str, target_url: str, site_url: str |
         f'<script src="{script}"></script>\n'
         f'<noscript><meta http-equiv="refresh" content="0; url={href}"></noscript>\n'
         "</head>\n"
-        f'<body><p>{moved_to} <a href="{href}">{html.escape("/" + target_url)}</a>. {redirecting}</p></body>\n'
+        f'<body><p>{moved_to} <a href="{href}">{html.escape(shown)}</a>. {redirecting}</p></body>\n'
         "</html>\n"
     )
 

@@ -29,7 +29,6 @@ import _imp
 import hashlib
 import io
 import json
-import logging
 import tempfile
 import zipfile
 from collections.abc import Callable
@@ -40,8 +39,6 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.structure.files import File, Files
-
-log = logging.getLogger("mkdocs.hooks.playground")
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "harnessbook"

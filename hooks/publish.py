@@ -2,7 +2,8 @@
 
 * **The site's address** is ``SITE_URL`` (``site_url: !ENV [SITE_URL, ...]`` in mkdocs.yml);
   the canonical links, ``og:url``, the sitemap and its hreflang alternates follow it, and
-  this hook writes ``robots.txt`` naming ``<SITE_URL>sitemap.xml``.
+  this hook writes ``robots.txt`` naming ``<SITE_URL>sitemap.xml`` (crawlers read it only at
+  the host's root: under a sub-path its line belongs in the host's own ``/robots.txt``).
 * **The repository** is ``REPO_URL`` (for example ``https://github.com/owner/harnessbook``):
   when it is given, ``repo_url``, ``repo_name`` and ``edit_uri`` are set, so every page links
   its source and gets an edit button; without it the site names no repository.
@@ -55,7 +56,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         repo = urlsplit(repo_url)
         if repo.scheme != "https" or not repo.netloc or repo.path.strip("/").count("/") != 1:
             raise PluginError(f"publish: REPO_URL must look like https://host/owner/name, got {repo_url!r}")
-        config.repo_url = repo_url.rstrip("/") + "/"
+        config.repo_url = repo_url.rstrip("/").removesuffix(".git") + "/"
         config.repo_name = repo.path.strip("/").removesuffix(".git")
         config.edit_uri = EDIT_URI
     return config

@@ -35,7 +35,8 @@ _sources: list[str] = []
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     # The i18n plugin builds the next edition with the same config object, so this runs again on
     # a list that already holds TARGET (and mkdocstrings' file once more). A list without it is
-    # a fresh config: the first build, or a rebuild under `mkdocs serve` after mkdocs.yml changed.
+    # a fresh config: the first build, or any rebuild under `mkdocs serve` (each loads the config
+    # again).
     if TARGET not in config.extra_css:
         _sources.clear()
     for path in config.extra_css:

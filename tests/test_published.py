@@ -324,12 +324,25 @@ http {{
         ("anchors: {a/: {old: 3}}\n", "the target must be a new id"),
         ("anchors: {a/: [old]}\n", "expected {old id: new id"),
         ("pages: [\n", "not valid YAML"),
+        ("anchors: {a/: {x: y, y: x}}\n", "the moves a/#x -> a/#y -> a/#x form a cycle"),
     ],
 )
 def test_a_mistake_in_moved_yml_is_named(text, message):
     with pytest.raises(moved.MovedError) as raised:
         moved.parse_moves(text)
     assert message in str(raised.value)
+
+
+@pytest.mark.parametrize("text", ["anchors: {a/: {x: y, y: z}}\n", "anchors: {a/: {y: z, x: y}}\n"])
+def test_an_anchor_moved_twice_leads_to_its_last_place_in_either_order(text):
+    assert moved.parse_moves(text).anchors == {
+        "a/": {"x": moved.Target("a/", "z"), "y": moved.Target("a/", "z")}
+    }
+
+
+def test_an_id_shown_in_code_is_not_an_element_id():
+    assert not moved._has_id('<p><code>&lt;span id="x"&gt;</code></p>', "x")
+    assert moved._has_id('<h2 class="a" id="x">X</h2>', "x")
 
 
 @pytest.mark.parametrize(
@@ -350,3 +363,11 @@ def test_the_build_stops_on_a_moved_yml_that_contradicts_the_site(tmp_path, move
     completed = moved_project.build(project)
     assert completed.returncode != 0
     assert message in completed.stdout + completed.stderr
+
+
+def test_a_redirect_page_shows_the_new_address_with_the_sites_path():
+    assert ">/harness/en/new/</a>" in moved.redirect_page(
+        "en", "en/old/", "en/new/", "https://h.example/harness/"
+    )
+    assert ">/en/new/</a>" in moved.redirect_page("en", "en/old/", "en/new/", "https://h.example/")
+    assert ">/en/new/</a>" in moved.redirect_page("en", "en/old/", "en/new/", None)

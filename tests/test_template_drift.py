@@ -129,6 +129,15 @@ def site_meta(template: str) -> str:
     return "".join(line.strip() + "\n" for line in match.group(1).splitlines() if line.strip())
 
 
+SITE_META_ESCAPED = (
+    "page.meta.description",
+    "config.site_description",
+    "page.meta.author",
+    "config.site_author",
+)
+"""The values main.html's site_meta escapes (``| e``) where Material's writes them as they are."""
+
+
 def test_main_site_meta_is_materials_block_minus_the_dropped_parts():
     original = site_meta((MATERIAL / "base.html").read_text(encoding="utf-8"))
     expected = original
@@ -140,6 +149,11 @@ def test_main_site_meta_is_materials_block_minus_the_dropped_parts():
             lines = [line for line in expected.splitlines(keepends=True) if line.startswith(dropped)]
             assert len(lines) == 1, f"base.html's site_meta changed around:\n{dropped}"
             expected = expected.replace(lines[0], "")
+    for value in SITE_META_ESCAPED:  # Material writes these into an attribute unescaped
+        assert expected.count(f'content="{{{{ {value} }}}}"') == 1, (
+            f"base.html's site_meta changed around {value}"
+        )
+        expected = expected.replace(f'content="{{{{ {value} }}}}"', f'content="{{{{ {value} | e }}}}"')
     actual = site_meta((OVERRIDES / "main.html").read_text(encoding="utf-8"))
     # The one addition: the Open Graph and Twitter card block, between its two markers.
     added = re.search(r"\{#- open-graph: begin -#\}\n.*?\{#- open-graph: end -#\}\n", actual, re.S)
