@@ -107,6 +107,13 @@ HASH_BASED_UNCHECKED = 0b01
 """The flags word of a hash-based ``.pyc`` whose source is not checked at import (PEP 552)."""
 
 
+def stdlib_address(entry: dict[str, Any]) -> str:
+    """Where the worker loads the compiled standard library from, relative to the runtime's folder:
+    the file, with the start of its SHA-256 as a query. The folder is cached for good (its name
+    changes with Pyodide's version); the archive is made here and can change within a version."""
+    return f"{entry['file']}?sha256={entry['sha256'][:16]}"
+
+
 def compiled_stdlib_problems(manifest: dict[str, Any], directory: Path) -> list[str]:
     """How the compiled standard library (vendor.json ``compiled``) fails to be Pyodide's
     ``python_stdlib.zip`` with exactly the listed modules as byte code of their own source.
@@ -151,8 +158,11 @@ def compiled_stdlib_problems(manifest: dict[str, Any], directory: Path) -> list[
                 or header[8:16] != _imp.source_hash(key, original)
             ):
                 problems.append(f"{where}: {name}c is not byte code of {entry['from']}'s {name}")
-    if f'"{entry["file"]}"' not in WORKER_SCRIPT.read_text(encoding="utf-8"):
-        problems.append(f"{WORKER_SCRIPT.relative_to(ROOT)} does not load {entry['file']}")
+    if f'"{stdlib_address(entry)}"' not in WORKER_SCRIPT.read_text(encoding="utf-8"):
+        problems.append(
+            f"{WORKER_SCRIPT.relative_to(ROOT)} does not load {stdlib_address(entry)} (its STDLIB must "
+            "name the archive vendor.json pins: tools/vendor-pyodide writes it)"
+        )
     return problems
 
 

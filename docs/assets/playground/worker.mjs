@@ -165,7 +165,11 @@ import ${MODULES.join(", ")}
 // byte code, made by the same CPython (tools/compile-stdlib.mjs; hooks/playground.py checks
 // each one against its source). SOURCE_MODULES lists the standard-library modules a started
 // runtime still imported from source: none, unless MODULES changed since the archive was made.
-const STDLIB = "python_stdlib.compiled.zip";
+// The query names the archive's content (the start of vendor.json's compiled.sha256;
+// hooks/playground.py checks it, tools/vendor-pyodide writes it). Hosts cache the runtime's
+// folder for good (deploy/headers.py: its name changes with Pyodide's version), and this one
+// file is made here and can change within a version: a new archive has a new address.
+const STDLIB = "python_stdlib.compiled.zip?sha256=4bd82e32553dcc92";
 const SOURCE_MODULES = `
 import sys
 _stdlib = f"/lib/python{sys.version_info[0]}{sys.version_info[1]}.zip/"
@@ -174,9 +178,15 @@ sorted({m.__file__[len(_stdlib):] for m in list(sys.modules.values())
         and getattr(m.__spec__, "origin", None) != "frozen"})
 `;
 
+// A snapshot is a memory image of a runtime started on one package and one standard library
+// (zipimport keeps the archive's directory in memory): its name covers both.
 async function snapshotKey(indexURL, packageBytes) {
   try {
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", packageBytes));
+    const stdlib = new TextEncoder().encode(STDLIB);
+    const named = new Uint8Array(packageBytes.byteLength + stdlib.byteLength);
+    named.set(new Uint8Array(packageBytes), 0);
+    named.set(stdlib, packageBytes.byteLength);
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", named));
     const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
     return new URL(`harnessbook-${hex}.snapshot`, indexURL).href;
   } catch {
