@@ -641,12 +641,23 @@ def test_closed_stdout(command: str) -> None:
     assert done.stderr == b"harnessbook: cannot write standard output: it is closed\n"
 
 
+@pytest.mark.parametrize("option", ["--help", "--version"])
+def test_help_with_stdout_closed(option: str) -> None:
+    # Not written to standard error instead (argparse's fallback): the output failed, 74.
+    done = shell(f'"$HB" {option} >&-')
+    assert done.returncode == 74
+    assert done.stderr == b"harnessbook: cannot write standard output: it is closed\n"
+
+
 def test_closed_stderr_changes_nothing() -> None:
     done = shell('"$HB" demo 2>&-')
     assert done.returncode == 0
     assert json.loads(done.stdout) == build_context_packet(demo_request())
     invalid = shell('echo "{}" | "$HB" build - 2>&-')
     assert (invalid.returncode, invalid.stdout) == (2, b"")
+    # A usage error: still 64, and its usage line is not moved to standard output.
+    usage = shell('"$HB" schema packet 2>&-')
+    assert (usage.returncode, usage.stdout) == (64, b"")
 
 
 def test_a_full_disk() -> None:

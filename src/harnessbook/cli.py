@@ -3,9 +3,10 @@
 Exit codes (stable, for scripts and CI):
 
 * 0: the packet is ``ready``
-* 1: the input could not be read as one JSON request: no such file, closed standard input,
-  larger than ``--max-bytes``, not UTF-8, not JSON, a repeated object key, ``NaN`` or
-  ``Infinity``, nested too deeply
+* 1: the input could not be read as one JSON request: a file that cannot be opened or read
+  (no such file, a directory), closed standard input, larger than ``--max-bytes``, not UTF-8,
+  not JSON, a repeated object key, ``NaN`` or ``Infinity``, nested too deeply, an integer with
+  more digits than Python converts
 * 2: the request is invalid (one problem a line on stderr, at most 101 lines)
 * 3: ``refresh_required``
 * 4: ``blocked``
@@ -252,15 +253,38 @@ def _max_bytes(text: str) -> int:
     return value
 
 
+class _ClosedOutput(OSError):
+    """Standard output is closed (``>&-``): ``--help`` and ``--version`` have nowhere to go."""
+
+    def __init__(self) -> None:
+        super().__init__(errno.EBADF, "it is closed")
+
+
 class _Parser(argparse.ArgumentParser):
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        # argparse exits 2 on a usage error; 2 means an invalid request here.
-        super().exit(EXIT_CODES["usage"] if status == 2 else status, message)
+        # argparse exits 2 on a usage error; 2 means an invalid request here. With standard
+        # error closed (`2>&-`) the message is dropped: the exit code still says it.
+        if message and sys.stderr is not None:
+            self._print_message(message, sys.stderr)
+        sys.exit(EXIT_CODES["usage"] if status == 2 else status)
+
+    def error(self, message: str) -> NoReturn:
+        # argparse's own, but a closed standard error drops the usage line: argparse would
+        # print it on standard output instead (print_usage falls back to sys.stdout).
+        if sys.stderr is not None:
+            self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
-        # argparse drops a failed write of --help, --version or a usage message silently.
-        if message:
-            (file or sys.stderr).write(message)
+        # argparse drops a failed write of --help, --version or a usage message silently; here it
+        # raises, and _main reports it (74). No file: the stream argparse chose is closed.
+        if not message:
+            return
+        if file is None:
+            if sys.stdout is None:
+                raise _ClosedOutput  # --help or --version with standard output closed
+            return  # standard error closed: nowhere to say it
+        file.write(message)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -359,6 +383,9 @@ def _main(
             except OSError as error:
                 return _failed_output(error, code, stderr)
         return code
+    except _ClosedOutput:  # --help or --version with standard output closed (`>&-`)
+        _say(stderr, "harnessbook: cannot write standard output: it is closed")
+        return EXIT_CODES["output_failed"]
     except OSError as error:  # --help or --version could not be written (a full disk)
         return _failed_output(error, 0, stderr) if own_stdout else EXIT_CODES["output_failed"]
     if stdout is None:
