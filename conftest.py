@@ -60,7 +60,7 @@ def pytest_configure(config: pytest.Config) -> None:
     By then the worker has run its tests, torn down its fixtures and sent every report, with
     the session's exit status, to the controller, which is waiting for it to exit. What is left
     is Python's own clean-up: freeing, one by one, what the tests kept for the session (every
-    built page parsed by Beautiful Soup, hundreds of thousands of objects) and collecting the
+    built page parsed, by Beautiful Soup when this was measured: hundreds of thousands of objects) and collecting the
     cycles among them. That took 3.5 s of the 5 s between the last test and the end of
     ``pytest -m "not browser"``. mypy ends its processes the same way. Exit handlers registered
     later (the tests' nginx, for one) still run first.

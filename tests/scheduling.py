@@ -1,7 +1,7 @@
 """How the test files of a run are shared between pytest-xdist's workers (the root conftest.py
 installs :class:`LongestFirstFileScheduling` for ``--dist loadfile``).
 
-Two changes to pytest-xdist's ``loadfile``, which keeps a file's tests on one worker, in order,
+Four changes to pytest-xdist's ``loadfile``, which keeps a file's tests on one worker, in order,
 and hands out the files with the most tests first:
 
 * **Longest first.** The next file a worker gets is the one expected to take longest. A test
@@ -24,7 +24,7 @@ and hands out the files with the most tests first:
   first, and while they run the other workers are given the files without a browser, longest
   first, as long as there are any. Lighthouse scores the CPU time it sees: beside a worker
   driving Chromium (the renderer, its compositor and Pyodide's worker: more than a core), a
-  field page scored 84 to 91 and was run again up to three times; beside one Python process
+  field page scored 84 to 91 and was audited up to three times; beside one Python process
   it keeps a core of its own.
 
 Which worker runs a test changes nothing in its outcome (each file's tests still run in order

@@ -41,7 +41,7 @@ def rendered_requests(site_root: Path, url: str) -> list[str]:
     """The request.json code blocks of a built page, as text (what a reader sees and copies).
 
     Read as an lxml tree (soup.tree, about 5 ms a page) rather than Beautiful Soup's (about 60 ms):
-    this file reads 71 pages and the rest of its process never needs them."""
+    this file reads 70 pages and the rest of its process never needs them."""
     document = soup.tree((site_root / url / "index.html").read_text(encoding="utf-8"))
     blocks = []
     for title in document.xpath('//span[@class="filename"][string() = "request.json"]'):
