@@ -9,7 +9,7 @@ and hands out the files with the most tests first:
   run of a few tests changes nothing for the others); a test never timed here, for the share of
   its file in ``tests/file_seconds.json`` (what a fresh clone, as CI, goes by); a test of a file
   not in it either, :data:`GUESS_SECONDS`. The test count is a poor guess: the six
-  Lighthouse audits take longer than the 1,260 examples of the pages, and a long file handed
+  Lighthouse audits take longer than the 1,272 examples of the pages, and a long file handed
   out last keeps one worker busy while the other has finished.
 * **The built pages parsed once.** The files that read the built pages through
   :func:`tests.soup.page` (:data:`SHARED_PARSE`) go to one worker as one unit: each process
