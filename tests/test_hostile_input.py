@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 
 from harnessbook import InvalidRequestError, build_context_packet, demo_request, load_schema, validate_request
 from harnessbook.cli import EXIT_CODES, MAX_BYTES, main
+from harnessbook.context_packet import validation
 from harnessbook.context_packet.errors import KEY_WIDTH, MAX_PROBLEMS, SHOWN_WIDTH, _Problems
 from harnessbook.context_packet.timestamps import _is_timestamp
 from harnessbook.context_packet.validation import (
@@ -62,8 +63,16 @@ def problems_of(request: Any) -> InvalidRequestError:
 # ---------------------------------------------------------------------------
 
 
-def test_a_hundred_thousand_empty_candidates_give_a_bounded_report() -> None:
+def test_a_hundred_thousand_empty_candidates_give_a_bounded_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    worded = []  # the candidates whose problems are worded, not only counted
+    detailed = validation._check_candidate
+    monkeypatch.setattr(
+        validation, "_check_candidate", lambda *args: (worded.append(args[1]), detailed(*args))[1]
+    )
     error = problems_of({"candidates": [{} for _ in range(100_000)]})
+    # Once 100 problems are kept, the rest are counted without wording: 17 candidates are
+    # worded (2 + 6 × 17 > 100), not 100,000.
+    assert len(worded) == 17, len(worded)
     assert error.total == 2 + 6 * 100_000  # every problem is counted ...
     assert len(error.problems) == MAX_PROBLEMS + 1  # ... the first 100 are kept ...
     assert error.problems[-1] == f"… and {error.total - MAX_PROBLEMS} more problems"  # ... and summed up
@@ -158,9 +167,19 @@ def test_values_are_cut_to_a_fixed_width_and_shown_in_bounded_time() -> None:
     request["budgetUnits"] = "x" * 10**7
     request["candidates"][0]["sizeUnits"] = [list(range(10**6))] * 1000  # never encoded in full
     request["candidates"][1]["content"] = {str(n): n for n in range(10**5)}
-    for problem in problems_of(request).problems:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        problems = problems_of(request).problems
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    for problem in problems:
         shown = problem.split(", got ", 1)[1].rsplit(" (", 1)[0]
         assert len(shown) <= SHOWN_WIDTH, shown
+    # Bounded work too: no value is encoded in full before it is cut (the 10^7-character
+    # budget alone would take 10 MB).
+    assert peak < 100_000, peak
 
 
 def test_keys_in_paths_are_cut_to_a_fixed_width() -> None:
@@ -505,28 +524,34 @@ class UnhashableText(str):
     ],
 )
 def test_a_value_whose_methods_raise_gives_invalid_request_error(where: str, value: type) -> None:
-    request: Any = demo_request()
-    evil = value() if value is Evil else value("kind")
-    candidate = request["candidates"][0]
-    if where == "budget":
-        request["budgetUnits"] = evil
-    elif where in ("id", "kind"):
-        candidate[where] = evil
-    elif where == "key":
-        candidate.pop("kind")
-        candidate[evil] = "constraint"
-    elif where == "candidate":
-        request["candidates"].append(evil)
-    elif where == "conflict":
-        candidate["conflictsWith"] = [evil]
-    else:
-        request["taskAnchor"] = {evil: 1}
+    def request_with(evil: Any) -> Any:
+        request: Any = demo_request()
+        candidate = request["candidates"][0]
+        if where == "budget":
+            request["budgetUnits"] = evil
+        elif where in ("id", "kind"):
+            candidate[where] = evil
+        elif where == "key":
+            candidate.pop("kind")
+            candidate[evil] = "constraint"
+        elif where == "candidate":
+            request["candidates"].append(evil)
+        elif where == "conflict":
+            candidate["conflictsWith"] = [evil]
+        else:
+            request["taskAnchor"] = {evil: 1}
+        return request
+
     try:
-        result = build_context_packet(request)
+        result = build_context_packet(request_with(value() if value is Evil else value("kind")))
     except InvalidRequestError as error:
         assert error.problems and all(p.startswith("$") and p.isprintable() for p in error.problems)  # noqa: PT017
-    else:  # the plain copy of a str subclass can be valid: then the result is plain
-        assert_plain_json(result)
+        return
+    # A str subclass is read as its plain text, which makes a valid request in three places:
+    # then the result is exactly the plain request's, and plain JSON.
+    assert (where, value) in {("id", EvilText), ("id", UnhashableText), ("key", EvilText)}
+    assert result == build_context_packet(request_with("kind"))
+    assert_plain_json(result)
 
 
 @pytest.mark.parametrize("path", [("budgetUnits",), ("candidates", 0, "sizeUnits")])

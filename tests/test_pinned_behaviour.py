@@ -1261,6 +1261,14 @@ def test_the_largest_exact_size_is_accepted():
     """Mutants: ``size > MAX_UNITS`` turned into ``>=`` in the detailed walk and the fast path."""
     validate_request(request_with(candidate("failure-output", sizeUnits=2**53 - 1)))
     validate_request(request_with(candidate("failure-output", sizeUnits=2**53 - 1), budgetUnits=2**53 - 1))
+    # A clean candidate takes the fast path; the detailed walk (any other problem in the same
+    # candidate sends it there) must accept the size too.
+    from harnessbook.context_packet.errors import _Problems
+    from harnessbook.context_packet.validation import _check_candidate
+
+    problems = _Problems()
+    _check_candidate(candidate("failure-output", sizeUnits=2**53 - 1), "$.candidates[0]", problems)
+    assert problems.total == 0, problems.items
 
 
 def test_an_error_made_by_hand_without_problems_has_a_total_of_0():
