@@ -181,8 +181,9 @@ def page_file(site: Path, path: str) -> Path:
     return site / path.lstrip("/") / "index.html"
 
 
-def edition_prefixes(site: Path) -> list[str]:
-    """ "" for the default edition and "en/" for every edition built into a folder of its own."""
+def edition_prefixes() -> list[str]:
+    """ "" for the default edition and "en/" for every edition built into a folder of its own
+    (mkdocs.yml's i18n languages; one with ``build: false`` is not built)."""
     config = _mkdocs_languages()
     return ["" if default else f"{locale}/" for locale, default in config]
 
@@ -195,7 +196,10 @@ def _mkdocs_languages() -> tuple[tuple[str, bool], ...]:
         config = yaml_load(file)
     for plugin in config.get("plugins", []):
         if isinstance(plugin, dict) and "i18n" in plugin:
-            return tuple((lang["locale"], bool(lang.get("default"))) for lang in plugin["i18n"]["languages"])
+            languages = plugin["i18n"]["languages"]
+            return tuple(
+                (lang["locale"], bool(lang.get("default"))) for lang in languages if lang.get("build", True)
+            )
     return (("", True),)
 
 
@@ -210,7 +214,7 @@ def split_edition(path: str, prefixes: list[str]) -> tuple[str, str]:
 
 def collect(site: Path) -> list[Address]:
     """Every address the built site publishes: pages (not redirect pages), headings, objects."""
-    prefixes = edition_prefixes(site)
+    prefixes = edition_prefixes()
     found = []
     for file in sorted(site.rglob("index.html")):
         relative = file.parent.relative_to(site).as_posix()
@@ -247,7 +251,7 @@ def _page_at(site: Path, path: str) -> BuiltPage | None:
 
 def check(site: Path, addresses: Iterable[Address], moves) -> list[Problem]:
     """Each address that neither exists in the built site nor is redirected as moves says."""
-    prefixes = edition_prefixes(site)
+    prefixes = edition_prefixes()
     problems = []
     for address in addresses:
         prefix, old_page = split_edition(address.path, prefixes)
