@@ -621,9 +621,11 @@ def test_keyboard_only_use_with_translated_labels(reader_page, site_url, edition
     shown = wait_done(page, 0)
     assert shown["kind"] == "result"
     assert control.get_attribute("aria-expanded") == "true"
-    # The editor has the focus and its visible label as accessible name.
+    # The editor has the focus and its visible label as accessible name, and shows the request
+    # from its first line (the caret at the start, not after the closing brackets).
     editor = page.get_by_label(labels["editor"], exact=True).first
     assert editor.evaluate("element => document.activeElement === element")
+    assert editor.evaluate("element => [element.selectionStart, element.scrollTop]") == [0, 0]
     assert page.get_by_role("button", name=labels["run"], exact=True).first.is_visible()
     assert page.get_by_role("group", name=labels["region"], exact=True).first.is_visible()
     # Ctrl+Enter runs from the editor; Enter on the control hides the panel again.
@@ -949,3 +951,20 @@ def test_hostile_json_is_bad_input_not_a_bug_and_the_next_run_works(reader_page,
         assert "bug" not in shown["status"] and "缺陷" not in shown["status"], name
         assert_next_run_works(page)
     assert log.problems() == []
+
+
+def test_a_tap_opens_the_playground_without_raising_the_keyboard(browser, site_url):
+    """On a touch screen the editor is not focused when the panel opens (focus would bring up the
+    on-screen keyboard over the result); the run starts all the same."""
+    context = browser.new_context(has_touch=True, is_mobile=True, viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        goto(page, site_url + page_url(example_page()))
+        control = page.locator(OPEN).first
+        control.scroll_into_view_if_needed()
+        control.tap()
+        assert wait_done(page, 0)["kind"] == "result"
+        assert control.get_attribute("aria-expanded") == "true"
+        assert page.evaluate("document.activeElement.tagName") != "TEXTAREA"
+    finally:
+        context.close()

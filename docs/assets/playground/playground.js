@@ -389,7 +389,7 @@
       });
       reset.addEventListener("click", function () {
         editor.value = original;
-        editor.focus();
+        showFromTheTop(editor);
       });
       panel.go = go;
       panel.editor = editor;
@@ -404,6 +404,13 @@
     toggle.addEventListener("pointerenter", prefetch, { once: true });
     toggle.addEventListener("focus", prefetch, { once: true });
 
+    // A tap opens the panel without focusing the editor: on a phone, focus would raise the
+    // on-screen keyboard over the result that is being computed.
+    var tapped = false;
+    toggle.addEventListener("pointerdown", function (event) {
+      tapped = event.pointerType === "touch";
+    });
+
     toggle.addEventListener("click", function () {
       var first = panel === null;
       if (first) build();
@@ -412,12 +419,22 @@
       toggle.setAttribute("aria-expanded", open ? "true" : "false");
       toggle.textContent = open ? T.close : T.open;
       if (open) {
-        panel.editor.focus();
+        if (!tapped) showFromTheTop(panel.editor);
         if (first) panel.go(); // the reader asked to run: run the example as shown
       }
+      tapped = false;
     });
 
     anchorOf(block).insertAdjacentElement("afterend", bar);
+  }
+
+  // Focus the editor on the request's first line: a textarea whose value was set by script has
+  // its caret, and its scroll, at the end, where a reader sees only closing brackets. The page
+  // does not scroll: the editor opens right under the control the reader just used.
+  function showFromTheTop(editor) {
+    editor.focus({ preventScroll: true });
+    editor.setSelectionRange(0, 0);
+    editor.scrollTop = 0;
   }
 
   // The element the control goes after: the example's tabs when the page shows the example as
