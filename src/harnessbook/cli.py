@@ -6,7 +6,7 @@ Exit codes (stable, for scripts and CI):
 * 1: the input could not be read as one JSON request: a file that cannot be opened or read
   (no such file, a directory), closed standard input, larger than ``--max-bytes``, not UTF-8,
   not JSON, a repeated object key, ``NaN`` or ``Infinity``, nested too deeply, an integer with
-  more digits than Python converts
+  more digits than Python converts, a number too large for a float (``1e400``)
 * 2: the request is invalid (one problem a line on stderr, at most 101 lines)
 * 3: ``refresh_required``
 * 4: ``blocked``
@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import math
 import os
 import re
 import sys
@@ -122,6 +123,16 @@ def _refuse_constant(name: str) -> NoReturn:
     raise _Unreadable(f"{name} is not a JSON value (JSON has no NaN or Infinity)")
 
 
+def _finite_float(text: str) -> float:
+    # json reads 1e400 as infinity, which JSON cannot hold either: refuse it as its own words,
+    # not as an "inf" the reader never wrote.
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise _Unreadable(f"the number {shown} is too large to read")
+    return value
+
+
 class _Duplicates:
     """An ``object_pairs_hook`` that builds dicts and remembers the first one with a repeated key."""
 
@@ -170,7 +181,9 @@ def _parse_text(text: str) -> Any:
     """
     duplicates = _Duplicates()
     try:
-        request = json.loads(text, object_pairs_hook=duplicates, parse_constant=_refuse_constant)
+        request = json.loads(
+            text, object_pairs_hook=duplicates, parse_constant=_refuse_constant, parse_float=_finite_float
+        )
     except json.JSONDecodeError as error:
         raise _Unreadable(
             f"is not JSON: {error.msg} (line {error.lineno}, column {error.colno})",
@@ -180,8 +193,9 @@ def _parse_text(text: str) -> Any:
         raise _Unreadable("is nested too deeply to read") from None
     except _Unreadable as error:
         raise _Unreadable(f"is not JSON: {error.args[0]}") from None
-    except ValueError as error:  # an integer with more digits than Python converts
-        raise _Unreadable(f"cannot be read as JSON: {error}") from None
+    except ValueError:  # an integer with more digits than Python converts (its own words name a setting)
+        limit = sys.get_int_max_str_digits()
+        raise _Unreadable(f"has an integer with more than {limit} digits, too long to read") from None
     del text
     if duplicates.found:
         obj, key = duplicates.found[0]
