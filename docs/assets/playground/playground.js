@@ -47,6 +47,7 @@
       invalidJson: "这不是合法的 JSON（第 {line} 行第 {column} 列）。解析器的原文：{message}",
       refusedStatus: "完成：构建器拒绝了这个请求，问题列在下面。",
       unreadable: "这个输入无法作为一个 JSON 请求读取。原文：{message}。",
+      tooDeep: "这个输入嵌套超过 {levels} 层，无法作为一个 JSON 请求读取。",
       unreadableStatus: "没有运行：输入无法读取，原因见下面。",
       moreLines: "… 以及另外 {count} 行（页面上只显示前面的部分；完整结果请用命令行 harnessbook build 取得）",
       moreRows: "决定表只显示前 {shown} 行，另有 {count} 行没有显示",
@@ -91,6 +92,7 @@
       invalidJson: "This is not valid JSON (line {line}, column {column}): {message}",
       refusedStatus: "Done: the builder refused this request; the problems are listed below.",
       unreadable: "This input cannot be read as one JSON request: the {message}.",
+      tooDeep: "This input cannot be read as one JSON request: it is nested deeper than {levels} levels.",
       unreadableStatus: "Not run: the input cannot be read; see below.",
       moreLines: "… and {count} more {lines} (the page shows the beginning only; harnessbook build gives the full result)",
       moreRows: "The decision table shows its first {shown} rows only; {count} more {rows} not shown.",
@@ -570,7 +572,8 @@
     } else if (outcome.kind === "unreadable") {
       // Input too long, too deep, ambiguous (a repeated key) or not JSON (NaN): bad input, not a bug.
       setStatus(status, T.unreadableStatus, "unreadable");
-      output.appendChild(element("p", { class: "hb-playground__error-title", "data-playground-unreadable": "" }, format(T.unreadable, { message: outcome.message })));
+      var said = outcome.depth ? format(T.tooDeep, { levels: outcome.depth }) : format(T.unreadable, { message: outcome.message });
+      output.appendChild(element("p", { class: "hb-playground__error-title", "data-playground-unreadable": "" }, said));
     } else if (outcome.kind === "invalid-json") {
       var message = format(T.invalidJson, { line: outcome.line, column: outcome.column, message: outcome.message });
       setStatus(status, T.invalidJsonStatus, "invalid-json");

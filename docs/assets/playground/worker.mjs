@@ -371,7 +371,8 @@ self.addEventListener("message", async (event) => {
   } else if (message.type === "run") {
     let outcome;
     if (nestingDepth(message.text) > MAX_DEPTH) {
-      outcome = { kind: "unreadable", message: `input is nested deeper than ${MAX_DEPTH} levels` };
+      // Worded by the page in the reader's language (its tooDeep label), not here.
+      outcome = { kind: "unreadable", depth: MAX_DEPTH, message: `input is nested deeper than ${MAX_DEPTH} levels` };
     } else {
       try {
         outcome = JSON.parse(run(message.text, message.lang === "en" ? "en" : "zh"));
