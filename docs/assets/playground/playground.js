@@ -21,7 +21,10 @@
   var BASE = new URL(".", script ? script.src : document.baseURI); // .../assets/playground/
   // The vendored runtime (hooks/playground.py checks this against vendor.json).
   var PYODIDE_DIR = "pyodide-314.0.8/";
-  var DEFAULT_TIMEOUT_MS = 60000;
+  // How long the runtime may take to load before the page gives up: about 7 MB compressed, so
+  // five minutes lets a 400 kbit/s connection finish (a minute needed 1 Mbit/s, and a retry starts
+  // the download over). A failed fetch is reported at once; this only ends a stalled load.
+  var DEFAULT_TIMEOUT_MS = 300000;
   var RUN_TIMEOUT_MS = 30000;
   var MAX_PROBLEM_ITEMS = 101; // the builder's bound: 100 problems and one "… and K more" line
   var HEAD_LINES = 4; // result lines drawn one by one (state and phase are among them)
