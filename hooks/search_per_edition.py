@@ -61,6 +61,10 @@ def _edition(config: MkDocsConfig) -> str | None:
     return i18n.current_language
 
 
+EDITION_HOME = re.compile(r'<a href="[^"]*" data-edition-home>')
+"""The 404 page's link to its edition's home page (overrides/404.html)."""
+
+
 def _site_base(config: MkDocsConfig) -> str:
     """The path the site is served under, from site_url ("/" here): moved.py's function of the
     same name (MkDocs loads each hook as a module of its own; they import nothing of each other)."""
@@ -117,6 +121,9 @@ def on_post_template(output_content: str, template_name: str, config: MkDocsConf
         return output_content
     output_content = _switcher_to_edition_homes(output_content, config)
     locale = _edition(config)
+    # overrides/404.html's way back: this edition's home page, from the site's root.
+    home = _site_base(config) + ("" if locale is None else f"{locale}/")
+    output_content = EDITION_HOME.sub(f'<a href="{home}" data-edition-home>', output_content)
     if locale is None:
         _default_404 = output_content
         return output_content

@@ -840,5 +840,7 @@ def test_each_404_page_speaks_its_edition_and_switches_to_the_edition_homes(buil
     for path, heading in (("404.html", "404 - 页面不存在"), ("en/404.html", "404 - Not found")):
         html = (built_site.path / path).read_text(encoding="utf-8")
         assert f"<h1>{heading}</h1>" in html, path
+        home = "/" if path == "404.html" else "/en/"
+        assert html.count(f'<a href="{home}" data-edition-home>') == 1, path  # a way back home
         links = re.findall(r'<a href="([^"]*)" hreflang="([\w-]+)" class="md-select__link">', html)
         assert links == [("/", "zh"), ("/en/", "en")], (path, links)

@@ -30,11 +30,19 @@ NAV_LABEL = (
 
 # Each override: the original it copies, and its intended edits as (upstream text, our text).
 PARTIALS: dict[str, list[tuple[str, str]]] = {
-    # The 404 page's heading in the edition's language (Material writes it in English only).
+    # The 404 page's heading in the edition's language (Material writes it in English only), and
+    # a line that leads back to the edition's home page (hooks/search_per_edition.py sets it).
     "404.html": [
         (
-            "<h1>404 - Not found</h1>",
-            '<h1>{{ "404 - 页面不存在" if config.theme.language == "zh" else "404 - Not found" }}</h1>',
+            "<h1>404 - Not found</h1>\n",
+            '<h1>{{ "404 - 页面不存在" if config.theme.language == "zh" else "404 - Not found" }}</h1>\n'
+            + "  {#- Added: a way on. The page answers at any depth: hooks/search_per_edition.py points the link\n"
+            + "      at the edition's home page from the site's root. -#}\n"
+            + '  {% if config.theme.language == "zh" %}\n'
+            + '    <p>这个地址没有页面。可以<a href="{{ base_url }}" data-edition-home>回到本版首页</a>，或者用页面上方的搜索。</p>\n'
+            + "  {% else %}\n"
+            + '    <p>There is no page at this address. Go <a href="{{ base_url }}" data-edition-home>back to the home page</a> of this edition, or use the search above.</p>\n'
+            + "  {% endif %}\n",
         ),
     ],
     # The section toggle next to an index page names its <nav> (axe: landmark-unique).
