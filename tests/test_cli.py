@@ -392,3 +392,20 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
     assert stderr == b""
     # Not a failure: the exit code is still the verdict (ready), whoever stopped reading.
     assert process.returncode == EXIT_CODES["ready"] == 0
+
+
+@pytest.mark.parametrize("option", ["--help", "--version"])
+def test_help_with_standard_output_closed_in_process(monkeypatch, option):
+    # As `harnessbook --help >&-`, in this process (the subprocess tests do not run mutants).
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main([option], stderr=err) == 74
+    assert err.getvalue() == "harnessbook: cannot write standard output: it is closed\n"
+
+
+def test_a_usage_error_with_standard_error_closed_in_process(monkeypatch):
+    # As `harnessbook schema packet 2>&-`: 64, and nothing moved to standard output.
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", None)
+    assert main(["schema", "packet"], stdout=out) == 64
+    assert out.getvalue() == ""
