@@ -603,7 +603,7 @@ def lighthouse_figures(site_dir: Path) -> dict[str, Any]:
     """
     sys.path.insert(0, str(ROOT))
     from tests.browser.serving import CHROMIUM, CHROMIUM_ARGS, serve
-    from tests.browser.test_lighthouse import EDITIONS, PAGES, lighthouse_tool, run_lighthouse
+    from tests.browser.test_lighthouse import EDITIONS, PAGES, broken, lighthouse_tool, run_lighthouse
 
     if not CHROMIUM.exists():
         return {"skipped": f"Chromium is not installed at {CHROMIUM}"}
@@ -613,6 +613,7 @@ def lighthouse_figures(site_dir: Path) -> dict[str, Any]:
         return {"skipped": "Node.js or Lighthouse is not installed (npm ci --prefix tools)"}
     server = serve(site_dir)
     pages: dict[str, Any] = {}
+    versions = set()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for edition, prefix in EDITIONS.items():
@@ -623,6 +624,7 @@ def lighthouse_figures(site_dir: Path) -> dict[str, Any]:
                             lh, server.url + prefix + rel, Path(tmp) / f"{edition}-{name}-{n}"
                         )
                         audits = report["audits"]
+                        versions.add(report["lighthouseVersion"])
                         runs.append(
                             {
                                 "performance": round(report["categories"]["performance"]["score"] * 100),
@@ -633,6 +635,7 @@ def lighthouse_figures(site_dir: Path) -> dict[str, Any]:
                                 "fcp_s": audits["first-contentful-paint"]["numericValue"] / 1000,
                                 "tbt_ms": audits["total-blocking-time"]["numericValue"],
                                 "benchmark_index": report["environment"].get("benchmarkIndex"),
+                                "broken": broken(report),
                             }
                         )
                     median = sorted(runs, key=lambda run: run["performance"])[len(runs) // 2]
@@ -641,10 +644,11 @@ def lighthouse_figures(site_dir: Path) -> dict[str, Any]:
                         **median,
                         "performance_runs": [run["performance"] for run in runs],
                         "others_min": min(run["others"] for run in runs),
+                        "broken": sorted({problem for run in runs for problem in run["broken"]}),
                     }
     finally:
         server.close()
-    return {"runs": LIGHTHOUSE_RUNS, "pages": pages}
+    return {"runs": LIGHTHOUSE_RUNS, "pages": pages, "version": ", ".join(sorted(versions))}
 
 
 def lighthouse_report(quiet: dict[str, Any]) -> list[str]:
@@ -653,7 +657,7 @@ def lighthouse_report(quiet: dict[str, Any]) -> list[str]:
     if "skipped" in quiet:
         return [*lines, f"Not measured: {quiet['skipped']}."]
     lines += [
-        f"Lighthouse 12, mobile preset (simulated throttling), on the tests' server with gzip. One "
+        f"Lighthouse {quiet.get('version', '12')}, mobile preset (simulated throttling), on the tests' server with gzip. One "
         f"audit at a time with nothing else running; each page audited {quiet['runs']} times, and "
         "its row is the median run (by performance score). Target: performance ≥ "
         f"{QUIET_PERFORMANCE_TARGET} on every page; accessibility, best practices and SEO 100.",
@@ -667,6 +671,11 @@ def lighthouse_report(quiet: dict[str, Any]) -> list[str]:
             f"≥ {QUIET_PERFORMANCE_TARGET}: {verdict(row['performance'], QUIET_PERFORMANCE_TARGET, lower_is_better=False)} | "
             f"{row['fcp_s']:.2f} s | {row['tbt_ms']:.0f} ms | {row['others_min']} | {row['benchmark_index']} |"
         )
+    unmeasured = [
+        f"- {name}: {problem}" for name, row in quiet["pages"].items() for problem in row.get("broken", [])
+    ]
+    if unmeasured:
+        lines += ["", "What Lighthouse could not measure (the test suite fails on these):", "", *unmeasured]
     return lines
 
 

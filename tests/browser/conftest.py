@@ -336,12 +336,32 @@ def new_page(browser, site_url: str) -> Iterator[Callable[..., tuple[object, Pag
 # --------------------------------------------------------------------------- npm tools
 
 
+AXE_STRICT_RUN = """
+;(() => {
+  const run = axe.run.bind(axe);
+  axe.run = async (...args) => {
+    const result = await run(...args);
+    const failed = result.incomplete.filter(rule => rule.error);
+    if (failed.length) {
+      throw new Error('axe-core could not run ' + failed.map(
+        rule => rule.id + ' (' + ((rule.error && rule.error.message) || rule.error) + ')').join(', '));
+    }
+    return result;
+  };
+})();
+"""
+"""Appended to axe-core's bundle: ``axe.run`` rejects when a rule could not run. axe-core reports
+a rule that threw as "incomplete" with an ``error``, not as a violation, so a rule broken by a
+browser or axe-core upgrade would otherwise leave every page passing without being checked."""
+
+
 @pytest.fixture(scope="session")
 def axe_source() -> str:
-    """axe-core's browser bundle, installed by ``npm ci --prefix tools``."""
+    """axe-core's browser bundle, installed by ``npm ci --prefix tools``, with
+    :data:`AXE_STRICT_RUN` appended."""
     path = TOOLS / "node_modules" / "axe-core" / "axe.min.js"
     require(path, "axe-core (npm ci --prefix tools)")
-    return path.read_text(encoding="utf-8")
+    return path.read_text(encoding="utf-8") + AXE_STRICT_RUN
 
 
 @pytest.fixture(scope="session")

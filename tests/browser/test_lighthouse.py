@@ -1,4 +1,4 @@
-"""Lighthouse (npm lighthouse@12.2.3, pinned in tools/) on Debian's Chromium, mobile preset,
+"""Lighthouse (npm lighthouse@12.8.2, pinned in tools/) on Debian's Chromium, mobile preset,
 run by its own command line through tools/lighthouse.mjs (``--serve``: one Node process for the
 module's audits, each run as the command line runs it).
 
@@ -190,6 +190,24 @@ def timing(runs: list[dict], audit: str) -> str:
     return str(best["audits"][audit].get("displayValue", "?")).replace("\xa0", " ")
 
 
+def broken(run: dict) -> list[str]:
+    """What kept Lighthouse from measuring: its runtime error, and every audit that errored (a
+    metric that errors leaves its category's score null, and a Chromium that Lighthouse no longer
+    understands shows here first)."""
+    problems = []
+    if run.get("runtimeError"):
+        problems.append(
+            f"runtime error {run['runtimeError'].get('code')}: {run['runtimeError'].get('message')}"
+        )
+    problems += [
+        f"audit {audit_id} errored: {audit.get('errorMessage', '?')}"
+        for audit_id, audit in run["audits"].items()
+        if audit.get("scoreDisplayMode") == "error"
+    ]
+    problems += [f"{c} has no score" for c in REQUIRED if run["categories"][c]["score"] is None]
+    return problems
+
+
 @pytest.mark.parametrize("edition", EDITIONS)
 @pytest.mark.parametrize("page", PAGES)
 def test_lighthouse_mobile(page, edition, site_url, site_root, lh, artifacts_dir, browser_report):
@@ -200,11 +218,13 @@ def test_lighthouse_mobile(page, edition, site_url, site_root, lh, artifacts_dir
     out_base = artifacts_dir / "lighthouse" / f"{edition}-{page}"
 
     runs = [run_lighthouse(lh, url, out_base)]
+    assert not broken(runs[0]), f"{url}\n" + "\n".join(broken(runs[0]))
     scores = {c: runs[0]["categories"][c]["score"] for c in REQUIRED}
     perf = [scores["performance"]]
     others_pass = all(scores[c] >= REQUIRED[c] for c in REQUIRED if c != "performance")
     while others_pass and perf[-1] < REQUIRED["performance"] and len(perf) < PERFORMANCE_RUNS:
         runs.append(run_lighthouse(lh, url, out_base))
+        assert not broken(runs[-1]), f"{url}\n" + "\n".join(broken(runs[-1]))
         perf.append(runs[-1]["categories"]["performance"]["score"])
     scores["performance"] = max(perf)
 
@@ -244,6 +264,22 @@ def test_lighthouse_mobile(page, edition, site_url, site_root, lh, artifacts_dir
         # style and layout time on field pages, and this shared 2-core machine is noisy. The
         # measured score is in the xfail reason, so every run shows it.
         pytest.xfail(f"performance below 0.95 (issue 14): {url}\n" + "\n".join(detail))
+
+
+def test_broken_names_what_kept_lighthouse_from_measuring():
+    scored = {c: {"score": 1} for c in REQUIRED}
+    fine = {"categories": scored, "audits": {"first-contentful-paint": {"scoreDisplayMode": "numeric"}}}
+    assert broken(fine) == []
+    errored = {
+        "runtimeError": {"code": "NO_FCP", "message": "The page did not paint any content."},
+        "categories": {**scored, "performance": {"score": None}},
+        "audits": {"layout-shifts": {"scoreDisplayMode": "error", "errorMessage": "frame_sequence"}},
+    }
+    assert broken(errored) == [
+        "runtime error NO_FCP: The page did not paint any content.",
+        "audit layout-shifts errored: frame_sequence",
+        "performance has no score",
+    ]
 
 
 def test_a_failed_audit_ends_its_process_and_the_next_starts_another(lh):

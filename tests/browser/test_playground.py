@@ -829,6 +829,7 @@ OBSERVE_LONG_TASKS = """() => {
 }"""
 LONG_TASK_LIMIT_MS = 200
 TRACE_CATEGORIES = ["toplevel", "disabled-by-default-devtools.timeline"]
+UNTIMED_TASK_LIMIT_US = 1000  # a task without thread time must be shorter (microseconds)
 
 
 @dataclass(frozen=True)
@@ -861,7 +862,11 @@ def main_thread_tasks(trace: bytes) -> list[float]:
     ]
     assert any("tdur" in e for e in tasks), "this Chromium's trace gives no thread time for its tasks"
     # Chromium 156 leaves the thread time out of some tasks that last a few microseconds. A task's
-    # thread time is never more than its wall time, so such a task counts for its wall time.
+    # thread time is never more than its wall time, so such a task counts for its wall time. A
+    # longer one without it means the trace's format changed: counting its wall time would blame
+    # the page for the time its thread waited for a core.
+    untimed = [e["dur"] / 1000 for e in tasks if "tdur" not in e and e["dur"] >= UNTIMED_TASK_LIMIT_US]
+    assert not untimed, f"this Chromium's trace gives no thread time for tasks of {untimed} ms"
     return [e.get("tdur", e["dur"]) / 1000 for e in tasks]
 
 
@@ -877,8 +882,11 @@ def test_main_thread_tasks_reads_thread_time_and_falls_back_to_wall_time():
     ]
     assert main_thread_tasks(json.dumps({"traceEvents": trace}).encode()) == [30.0, 0.003]
     no_thread_time = [trace[0], {"name": "RunTask", "ph": "X", "dur": 3, **main}]
-    with pytest.raises(AssertionError, match="no thread time"):
+    with pytest.raises(AssertionError, match="no thread time for its tasks"):
         main_thread_tasks(json.dumps(no_thread_time).encode())
+    long_untimed = [*trace, {"name": "RunTask", "ph": "X", "dur": 250_000, **main}]
+    with pytest.raises(AssertionError, match=r"no thread time for tasks of \[250.0\] ms"):
+        main_thread_tasks(json.dumps(long_untimed).encode())
 
 
 def run_large(page, index: int, text: str) -> tuple[dict, MainThread]:

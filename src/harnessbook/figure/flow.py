@@ -38,7 +38,7 @@ _FLOW: dict[str, dict[str, Any]] = {
             "expiry": ("已过期", ["excluded", "当前直接证据加 refresh"]),
             "conflict": ("与新鲜直接证据冲突", ["excluded + refresh", "那条证据须是当前的"]),
             "budget_fit": ("放得进剩余预算", ["selected"]),
-            "pointer": ("有非空 reference", ["pointer"]),
+            "pointer": ("有非空白 reference", ["pointer"]),
             "over_budget": ("以上都不适用", ["excluded"]),
         },
         "next": "下一个候选",
