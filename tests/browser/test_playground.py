@@ -285,6 +285,41 @@ def test_intent_to_run_starts_loading_the_runtime_before_the_click(new_page, sit
     assert log.problems() == []
 
 
+RECORD_LIVE_REGION = """() => {
+  window.__live = [];
+  new MutationObserver(() => {
+    const status = document.querySelector('[data-playground-status]');
+    if (!status) return;
+    const panel = status.closest('.hb-playground');
+    window.__live.push({
+      shown: !panel.hidden,
+      text: status.textContent,
+      busyAroundStatus: !!status.closest('[aria-busy="true"]'),
+      outputBusy: panel.querySelector('[aria-busy="true"]') !== null,
+    });
+  }).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+}"""
+
+
+def test_the_status_is_a_live_region_screen_readers_hear(new_page, site_url):
+    """The status is shown empty and gets its first words a task later (a live region that
+    appears with its words is not read out by every screen reader), and nothing around it is
+    marked busy while it speaks: the output is."""
+    page, log = new_page()
+    goto(page, site_url + page_url(example_page()), wait_until="networkidle")
+    page.evaluate(RECORD_LIVE_REGION)
+    assert page.locator("[data-playground-status]").count() == 0
+    open_and_run(page, 0)
+    live = page.evaluate("window.__live")
+    assert live[0] == {"shown": True, "text": "", "busyAroundStatus": False, "outputBusy": True}, live[:3]
+    spoken = [entry for entry in live if entry["text"]]
+    assert spoken and spoken[0]["text"].startswith("正在"), live[:5]
+    assert not any(entry["busyAroundStatus"] for entry in live), live
+    assert live[-1]["text"].startswith("完成：") and not live[-1]["outputBusy"], live[-1]
+    assert page.locator("[data-playground-status]").get_attribute("role") == "status"
+    assert log.problems() == []
+
+
 RECORD_STATUSES = """() => {
   window.__statuses = [];
   new MutationObserver(() => {

@@ -51,6 +51,7 @@
       refusedStatus: "完成：构建器拒绝了这个请求，问题列在下面。",
       unreadable: "这个输入无法作为一个 JSON 请求读取。原文：{message}。",
       tooDeep: "这个输入嵌套超过 {levels} 层，无法作为一个 JSON 请求读取。",
+      tooLarge: "这个输入太大或嵌套太深，页面里的 Python 无法读取或构建它。",
       unreadableStatus: "没有运行：输入无法读取，原因见下面。",
       moreLines: "… 以及另外 {count} 行（页面上只显示前面的部分；完整结果请用命令行 harnessbook build 取得）",
       moreRows: "决定表只显示前 {shown} 行，另有 {count} 行没有显示",
@@ -61,7 +62,7 @@
       invalidJsonStatus: "没有运行：输入不是合法的 JSON，原因见下面。",
       error: "构建器抛出了意外的异常，这是一个缺陷：",
       figureRefused: "图和决定表没有显示：渲染器的输出含有不允许的元素或属性，这是一个缺陷。结果本身在下面。",
-      restarted: "浏览器中的 Python 刚刚重新启动（另一个例子用尽了栈或内存），这次运行没有完成，请再运行一次。",
+      restarted: "浏览器中的 Python 刚刚重新启动（另一个例子的运行让它无法继续使用），这次运行没有完成，请再运行一次。",
       noType: "（空）",
       timeout: "浏览器中的 Python 在 {seconds} 秒内没有加载完成，已经停止。请检查网络后再试一次。",
       runTimeout: "这次运行在 {seconds} 秒内没有结束，已经停止。",
@@ -96,6 +97,7 @@
       refusedStatus: "Done: the builder refused this request; the problems are listed below.",
       unreadable: "This input cannot be read as one JSON request: the {message}.",
       tooDeep: "This input cannot be read as one JSON request: it is nested deeper than {levels} levels.",
+      tooLarge: "This input is too large or too deeply nested for the Python in this page to read or build.",
       unreadableStatus: "Not run: the input cannot be read; see below.",
       moreLines: "… and {count} more {lines} (the page shows the beginning only; harnessbook build gives the full result)",
       moreRows: "The decision table shows its first {shown} rows only; {count} more {rows} not shown.",
@@ -106,7 +108,7 @@
       invalidJsonStatus: "Not run: the input is not valid JSON; see below.",
       error: "The builder raised an unexpected exception, which is a bug:",
       figureRefused: "The figure and the decision table are not shown: the renderer's output held an element or attribute that is not allowed, which is a bug. The result itself is below.",
-      restarted: "Python for the browser has just restarted (another example ran out of stack or memory), so this run did not finish; run it again.",
+      restarted: "Python for the browser has just restarted (another example's run left it unusable), so this run did not finish; run it again.",
       noType: "(none)",
       timeout: "Python for the browser did not finish loading within {seconds} seconds and was stopped. Check your connection and try again.",
       runTimeout: "This run did not finish within {seconds} seconds and was stopped.",
@@ -170,7 +172,7 @@
 
   function startRuntime() {
     if (runtime !== null) return runtime;
-    var state = { worker: null, pending: new Map(), nextId: 1, info: null, listeners: [] };
+    var state = { worker: null, pending: new Map(), nextId: 1, info: null, listeners: [], queue: Promise.resolve(), error: null };
     runtime = state;
     state.ready = new Promise(function (resolve, reject) {
       var worker;
@@ -188,6 +190,7 @@
 
       function fail(error) {
         clearTimeout(timer);
+        state.error = error; // runs still queued are not sent (runRequest)
         worker.terminate();
         if (runtime === state) runtime = null; // the next click starts afresh
         state.pending.forEach(function (entry) {
@@ -201,6 +204,7 @@
       worker.addEventListener("message", function (event) {
         var message = event.data;
         if (message.type === "progress") {
+          state.stage = message.stage; // for a click that comes after a prefetch began
           state.listeners.forEach(function (listener) {
             listener(message.stage);
           });
@@ -255,15 +259,23 @@
     var state = startRuntime();
     if (state.info === null) state.listeners.push(onProgress);
     return state.ready.then(function (info) {
-      onProgress("run"); // the runtime is up: the status says the request runs now
-      return new Promise(function (resolve, reject) {
-        var id = state.nextId++;
-        var timer = setTimeout(function () {
-          state.fail(new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 })));
-        }, RUN_TIMEOUT_MS);
-        state.pending.set(id, { resolve: resolve, reject: reject, timer: timer, deadline: Date.now() + RUN_TIMEOUT_MS });
-        state.worker.postMessage({ type: "run", id: id, text: text, lang: edition() });
-      }).then(function (answer) {
+      // The worker runs one request at a time. A run is sent once the run before it (another
+      // example's) has answered, so its time limit counts its own run, not its wait.
+      var turn = state.queue.then(function () {
+        // The worker was ended while this run waited (another run's limit, or its restart).
+        if (state.error !== null) throw new LoadError("load", T.restarted);
+        onProgress("run"); // the runtime is up: the status says the request runs now
+        return new Promise(function (resolve, reject) {
+          var id = state.nextId++;
+          var timer = setTimeout(function () {
+            state.fail(new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 })));
+          }, RUN_TIMEOUT_MS);
+          state.pending.set(id, { resolve: resolve, reject: reject, timer: timer, deadline: Date.now() + RUN_TIMEOUT_MS });
+          state.worker.postMessage({ type: "run", id: id, text: text, lang: edition() });
+        });
+      });
+      state.queue = turn.catch(function () {});
+      return turn.then(function (answer) {
         answer.info = info;
         answer.state = state;
         return answer;
@@ -345,9 +357,20 @@
         if (busy) return;
         busy = true;
         run.setAttribute("aria-disabled", "true");
-        panel.setAttribute("aria-busy", "true");
+        // Busy is the output's, not the panel's: a screen reader may hold back what changes
+        // inside a busy element, and the status, in the panel, speaks during the load.
+        output.setAttribute("aria-busy", "true");
         panel.setAttribute("data-playground-busy", "");
-        setStatus(status, runtime && runtime.info ? T.running : T.loading, "loading");
+        var first = runtime && runtime.info ? T.running : runtime && runtime.stage === "package" ? T.loadingPackage : T.loading;
+        if (status.textContent === "") {
+          // A live region that appears with its words already in it is not read out by every
+          // screen reader: the panel has just been shown, so its first words come a task later.
+          setTimeout(function () {
+            if (status.textContent === "") setStatus(status, first, "loading");
+          }, 0);
+        } else {
+          setStatus(status, first, "loading");
+        }
         runRequest(editor.value, function (stage) {
           var text = stage === "run" ? T.running : stage === "package" ? T.loadingPackage : T.loading;
           setStatus(status, text, "loading");
@@ -363,8 +386,8 @@
         }).then(function (answer) {
           clearTimeout(answer.timer);
           if (answer.outcome.restart) {
-            // The worker ran out of stack or memory: start a fresh one for the next run, and
-            // tell another example's run that was waiting on this worker at once.
+            // The worker ran out of stack or memory, or Pyodide itself failed: start a fresh one
+            // for the next run, and tell another example's run that was waiting on it at once.
             answer.state.fail(new LoadError("load", T.restarted));
           }
         }).catch(function (error) {
@@ -380,7 +403,7 @@
           busy = false;
           panel.setAttribute("data-playground-runs", String(Number(panel.getAttribute("data-playground-runs") || 0) + 1));
           run.removeAttribute("aria-disabled");
-          panel.removeAttribute("aria-busy");
+          output.removeAttribute("aria-busy");
           panel.removeAttribute("data-playground-busy");
         });
       }
@@ -575,7 +598,13 @@
     } else if (outcome.kind === "unreadable") {
       // Input too long, too deep, ambiguous (a repeated key) or not JSON (NaN): bad input, not a bug.
       setStatus(status, T.unreadableStatus, "unreadable");
-      var said = outcome.depth ? format(T.tooDeep, { levels: outcome.depth }) : format(T.unreadable, { message: outcome.message });
+      // The playground's own limits are worded in the page's language; what the reader (the
+      // CLI's) says of the input is quoted as its original words.
+      var said = outcome.depth
+        ? format(T.tooDeep, { levels: outcome.depth })
+        : outcome.reason === "too-large"
+          ? T.tooLarge
+          : format(T.unreadable, { message: outcome.message });
       output.appendChild(element("p", { class: "hb-playground__error-title", "data-playground-unreadable": "" }, said));
     } else if (outcome.kind === "invalid-json") {
       var message = format(T.invalidJson, { line: outcome.line, column: outcome.column, message: outcome.message });

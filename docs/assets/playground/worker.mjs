@@ -36,14 +36,14 @@ def _harnessbook_playground_run(text, lang):
         else:
             outcome = {"kind": "unreadable", "message": "input" + error.tail}
     except MemoryError:
-        outcome = {"kind": "unreadable", "message": "input is too large to read here"}
+        outcome = {"kind": "unreadable", "reason": "too-large", "message": "input is too large to read here"}
     else:
         try:
             result = build_context_packet(request)
         except InvalidRequestError as error:
             outcome = {"kind": "invalid-request", "problems": list(error.problems), "total": error.total}
         except MemoryError:
-            outcome = {"kind": "unreadable", "message": "input is too large to build here"}
+            outcome = {"kind": "unreadable", "reason": "too-large", "message": "input is too large to build here"}
         except Exception:
             outcome = {"kind": "error", "message": traceback.format_exc()[-4000:]}
         else:
@@ -383,7 +383,7 @@ self.addEventListener("message", async (event) => {
         const text = describe(error);
         const exhausted = error instanceof RangeError || /RangeError|Maximum call stack|out of memory|RecursionError|MemoryError/i.test(text);
         outcome = exhausted
-          ? { kind: "unreadable", message: "input is too large or too deeply nested to read here", restart: true }
+          ? { kind: "unreadable", reason: "too-large", message: "input is too large or too deeply nested to read here", restart: true }
           : { kind: "error", message: text.slice(-4000), restart: true };
       }
     }
