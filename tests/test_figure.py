@@ -30,7 +30,7 @@ from harnessbook.figure import (
     render_svg,
     render_table,
 )
-from harnessbook.figure._svg import INNER
+from harnessbook.figure._svg import INNER, TITLE_WIDTH
 from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -184,6 +184,23 @@ def test_long_ids_are_cut_with_the_whole_id_in_a_title():
     shown = (title.tail or "").translate(ISOLATES)
     assert shown.endswith("…") and long_id.startswith(shown[:-1])
     assert title.text == long_id
+
+
+def test_a_title_keeps_at_most_title_width_characters():
+    """An id of megabytes: the figure stays small, and its <title> keeps the id's beginning."""
+    huge_id = "x" * 5_000_000
+    svg = render_svg(build_context_packet(request([candidate(huge_id)])), "en")
+    assert len(svg) < 20_000
+    titles = [e.text for e in parse(svg).iter(f"{SVG_NS}title") if e.text and e.text.startswith("x")]
+    assert titles == ["x" * TITLE_WIDTH + "…"]
+    exact = "y" * TITLE_WIDTH  # cut on screen, whole in its title
+    titles = [
+        e.text
+        for e in parse(render_svg(build_context_packet(request([candidate(exact)])), "en")).iter(
+            f"{SVG_NS}title"
+        )
+    ]
+    assert exact in titles
 
 
 # --------------------------------------------------------------------------- text alternative

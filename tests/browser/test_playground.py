@@ -140,6 +140,8 @@ READ_PANEL = """panel => {
   if (unreadable) shown.message = unreadable.textContent;
   const more = output.querySelector('[data-playground-more]');
   if (more) shown.more = more.textContent;
+  const moreChars = output.querySelector('[data-playground-more-chars]');
+  if (moreChars) shown.moreChars = moreChars.textContent;
   const title = output.querySelector('.hb-playground__error-title');
   if (title) shown.title = title.textContent;
   shown.elements = Array.from(output.querySelectorAll('*')).map(e => e.tagName.toLowerCase());
@@ -988,6 +990,37 @@ def test_a_huge_result_is_drawn_capped_without_a_long_task(reader_engine_page, s
     assert f"{len(full) - 1000}" in shown["more"]
     assert shown["highlighted"] == ['  "state": "ready",', '  "phase": "assembled",']
     assert_responsive(tasks, browser_report)
+    assert log.problems() == []
+
+
+def test_megabyte_values_are_drawn_capped_without_a_long_task(reader_engine_page, site_url, browser_report):
+    """One id and one content of megabytes: the JSON is cut in characters as well as lines, and
+    the figure and the table keep the id's beginning only."""
+    page, log = reader_engine_page()
+    goto(page, site_url + page_url(example_page()))
+    open_and_run(page, 0)
+    request = demo_request()
+    request["candidates"][0]["id"] = "i" * 2_000_000
+    request["candidates"][0]["content"] = "c" * 2_000_000
+    text = json.dumps(request, ensure_ascii=False)
+    shown, tasks = run_large(page, 0, text)
+    assert shown["kind"] == "result", shown["status"]
+    full = cpython(text)["text"]
+    assert shown["text"] == full[:200_000]
+    assert f"{len(full) - 200_000:,}".replace(",", "") in shown["moreChars"].replace(",", ""), shown[
+        "moreChars"
+    ]
+    sizes = page.evaluate(
+        """() => {
+          const output = document.querySelector('[data-playground-output]');
+          const svg = output.querySelector('svg');
+          const table = output.querySelector('table');
+          return {svg: svg ? svg.outerHTML.length : -1, table: table ? table.outerHTML.length : -1};
+        }"""
+    )
+    assert 0 < sizes["svg"] < 30_000 and 0 < sizes["table"] < 10_000, sizes
+    assert_responsive(tasks, browser_report)
+    assert_next_run_works(page)
     assert log.problems() == []
 
 

@@ -57,6 +57,9 @@
       moreRows: "决定表只显示前 {shown} 行，另有 {count} 行没有显示",
       line: "",
       lines: "",
+      moreChars: "… 以及这些行里另外 {count} 个字符（页面上只显示前面的部分；完整结果请用命令行 harnessbook build 取得）",
+      character: "",
+      characters: "",
       row: "",
       rows: "",
       invalidJsonStatus: "没有运行：输入不是合法的 JSON，原因见下面。",
@@ -103,6 +106,9 @@
       moreRows: "The decision table shows its first {shown} rows only; {count} more {rows} not shown.",
       line: "line",
       lines: "lines",
+      moreChars: "… and {count} more {characters} in these lines (the page shows the beginning only; harnessbook build gives the full result)",
+      character: "character",
+      characters: "characters",
       row: "row",
       rows: "rows",
       invalidJsonStatus: "Not run: the input is not valid JSON; see below.",
@@ -547,6 +553,9 @@
     pre.appendChild(code);
     figure.appendChild(pre);
     output.appendChild(figure);
+    if (outcome.moreChars > 0) {
+      output.appendChild(element("p", { class: "hb-playground__more", "data-playground-more-chars": "" }, format(T.moreChars, { count: outcome.moreChars, characters: outcome.moreChars === 1 ? T.character : T.characters })));
+    }
     if (outcome.moreLines > 0) {
       output.appendChild(element("p", { class: "hb-playground__more", "data-playground-more": "" }, format(T.moreLines, { count: outcome.moreLines, lines: outcome.moreLines === 1 ? T.line : T.lines })));
     }

@@ -12,8 +12,10 @@
 // Run in Python, so that the browser reads the request exactly as the command line does
 // (harnessbook.cli._parse_text: repeated keys, NaN, deep nesting and over-long integers are
 // refused as unreadable input) and formats the result as the CLI and the pages do. What is
-// sent back is bounded: at most 101 problem lines (the builder's own bound) and the first
-// RESULT_LINES lines of the result, with the number of lines left out.
+// sent back is bounded: at most 101 problem lines (the builder's own bound), the first
+// RESULT_LINES lines of the result and at most RESULT_CHARS characters of them (one candidate's
+// content can be megabytes on one line), with what was left out counted, and a decision table
+// of TABLE_ROWS rows whose ids are cut to ID_CHARS characters.
 const RUNNER = `
 import json
 import traceback
@@ -23,7 +25,14 @@ from harnessbook.figure import render_svg, render_table
 from harnessbook.cli import _Unreadable, _parse_text
 
 RESULT_LINES = 1000
+RESULT_CHARS = 200_000
 TABLE_ROWS = 100
+ID_CHARS = 1000
+
+
+def _cut_id(record):
+    ident = record["id"]
+    return record if len(ident) <= ID_CHARS else dict(record, id=ident[:ID_CHARS] + "…")
 
 
 def _harnessbook_playground_run(text, lang):
@@ -51,16 +60,19 @@ def _harnessbook_playground_run(text, lang):
             more = 0
             if len(lines) > RESULT_LINES:
                 more = lines.pop().count("\\n") + 1
+            text = "\\n".join(lines)
+            more_chars = max(0, len(text) - RESULT_CHARS)
             outcome = {
                 "kind": "result",
                 "state": result["state"],
                 "phase": result["phase"],
-                "text": "\\n".join(lines),
+                "text": text[:RESULT_CHARS],
                 "moreLines": more,
+                "moreChars": more_chars,
                 # The same figure and decision table as on the book's pages (hooks/figures.py).
                 "svg": render_svg(result, lang),
                 # The table is drawn on the page's main thread: its first TABLE_ROWS rows only.
-                "table": render_table(dict(result, evidence=result["evidence"][:TABLE_ROWS]), lang),
+                "table": render_table(dict(result, evidence=[_cut_id(e) for e in result["evidence"][:TABLE_ROWS]]), lang),
                 "moreRows": max(0, len(result["evidence"]) - TABLE_ROWS),
                 "tableRows": TABLE_ROWS,
             }

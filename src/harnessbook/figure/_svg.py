@@ -41,6 +41,7 @@ INNER = WIDTH - 2 * PAD
 ROW = 20
 FONT = 13
 CELLS = 40  # at most this many budget cells are drawn; beyond that a cell stands for more units
+TITLE_WIDTH = 1000  # a cut text's <title> keeps this many characters of it, then "…"
 
 _WORDS: dict[str, dict[str, str]] = {
     "zh": {
@@ -246,12 +247,16 @@ class _Svg:
         if size != FONT:
             attributes += f' font-size="{_num(size)}"'
         body = _esc(_isolate(text) if isolate else text)
-        # A cut text keeps its whole value in a <title>: shown as a tooltip, and searchable.
+        # A cut text keeps its value in a <title>, shown as a tooltip and searchable: whole up to
+        # TITLE_WIDTH characters, so that one id of megabytes cannot make the figure megabytes.
+        if full is not None and len(full) > TITLE_WIDTH:
+            full = full[:TITLE_WIDTH] + "…"
         tip = f"<title>{_esc(full)}</title>" if full is not None else ""
         self.lines.append(f"<text{attributes}>{tip}{body}</text>")
 
     def label(self, x: float, y: float, value: str, room: float, **options: Any) -> None:
-        """Caller text (an id, a source), cut to ``room`` with the full text kept in a <title>."""
+        """Caller text (an id, a source), cut to ``room`` with the full text (up to
+        :data:`TITLE_WIDTH` characters) kept in a <title>."""
         size = options.get("size", FONT)
         shown, cut = _fit(value, room, size)
         self.text(x, y, shown, full=value if cut else None, isolate=True, **options)
