@@ -51,9 +51,17 @@ def search(page, site_url: str, edition_root: str, term: str) -> list[str]:
     assert box.input_value() == term
     hits = page.locator(".md-search-result__list a.md-search-result__link")
     hits.first.wait_for(state="visible", timeout=15_000)
-    page.wait_for_timeout(300)  # the list is re-rendered while the last keys arrive
+    # The list is re-rendered while the last keys arrive, and a list for a shorter prefix can
+    # hold the expected pages too: read it until two reads 200 ms apart agree (at most 10 s).
+    shown, before = hits.evaluate_all("links => links.map(a => a.href)"), None
+    for _ in range(50):
+        if shown == before:
+            break
+        page.wait_for_timeout(200)
+        shown, before = hits.evaluate_all("links => links.map(a => a.href)"), shown
+    assert shown == before, "the search results never settled"
     paths: list[str] = []  # each page once, in the order of the hits
-    for href in hits.evaluate_all("links => links.map(a => a.href)"):
+    for href in shown:
         if urlsplit(href).path not in paths:
             paths.append(urlsplit(href).path)
     return paths
