@@ -277,6 +277,65 @@ def test_non_utf8_input_exits_1(tmp_path, data):
         assert "is not UTF-8" in err
 
 
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        # The object with the repeat was itself dropped, by a repeat of the key that held it.
+        pytest.param(
+            b'{"candidates": [{"x": {"y": 1, "y": 2}}], "candidates": []}', "$.candidates", id="dropped"
+        ),
+        pytest.param(b'{"a": 1, "a": 2, "b": {"c": 1, "c": 2}}', "$.a", id="outer-first"),
+        pytest.param(b'{"b": {"c": 1, "c": 2}, "a": 1}', "$.b.c", id="inner"),
+        pytest.param(b'[{"k": [{"z": 1, "z": 1}]}]', "$[0].k[0].z", id="in-lists"),
+    ],
+)
+def test_a_repeated_key_is_named_by_its_path_wherever_it_is(data, where):
+    code, out, err = run(["build", "-"], stdin=data)
+    assert (code, out) == (1, "")
+    assert err == (
+        f"harnessbook: standard input repeats the key {where}: JSON readers disagree on which "
+        "value counts, so it is refused\n"
+    )
+
+
+def test_a_max_bytes_far_above_the_input_reserves_nothing(tmp_path):
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(demo_request()), encoding="utf-8")
+    expected = run(["build", str(path)])
+    for limit in ("9223372036854775807", str(10**30), "100000000000"):
+        for argv, stdin in (
+            (["build", "--max-bytes", limit, str(path)], None),
+            (["build", "--max-bytes", limit, "-"], path.read_bytes()),
+        ):
+            assert run(argv, stdin) == expected, limit
+
+
+def test_read_at_most_stops_at_its_limit_in_pieces():
+    from harnessbook.cli import _READ_CHUNK, _read_at_most
+
+    sizes = []
+
+    def read(n: int) -> bytes:
+        sizes.append(n)
+        return b"x" * n
+
+    assert b"".join(_read_at_most(read, 2 * _READ_CHUNK + 5)) == b"x" * (2 * _READ_CHUNK + 5)
+    assert sizes == [_READ_CHUNK, _READ_CHUNK, 5]
+    assert _read_at_most(io.BytesIO(b"abc").read, 10**30) == [b"abc"]
+
+
+def test_a_byte_order_mark_counts_in_the_byte_position():
+    code, _, err = run(["build", "-"], stdin=b'\xef\xbb\xbf{"a":"\xff"}')
+    assert (code, err) == (1, "harnessbook: standard input is not UTF-8: invalid start byte at byte 9\n")
+    code, _, err = run(["build", "-"], stdin=b'{"a":"\xff"}')
+    assert (code, err) == (1, "harnessbook: standard input is not UTF-8: invalid start byte at byte 6\n")
+    code, _, err = run(["build", "-"], stdin=b"\xef\xbb\xbf\xef\xbb\xbf{}")
+    assert (code, err) == (
+        1,
+        "harnessbook: standard input is not JSON: a byte-order mark (U+FEFF) before the JSON text (line 1, column 1)\n",
+    )
+
+
 def test_deeply_nested_json_is_an_invalid_request_or_unreadable_input():
     # Read, it is a request of the wrong type (2); nested too deeply to read, it is refused as
     # unreadable input (1). Either way one line, and nothing on standard output.

@@ -372,19 +372,48 @@ def test_self_contained():
         assert re.findall(r"https?://[^\"' ]+", svg) == ["http://www.w3.org/2000/svg"]
 
 
-def test_markdown_table_escapes_pipes():
-    result = build_context_packet(request([candidate("a|b`c")]))
+MARKDOWN_IDS = [
+    "plain-id",
+    "a|b`c",
+    "*em*|_u_ [l](x)",
+    "<&>",
+    "``x``",
+    "`edge`",
+    " sp ace ",
+    "&amp;",
+    "x\n# Injected heading",
+    "y\r\nz",
+]
+
+
+def test_markdown_table_cells_read_as_the_ids_themselves():
+    """Rendered as Markdown (Python-Markdown's tables, as MkDocs does), each id cell reads as
+    the id, whatever it holds: pipes, backticks, markup, entities, spaces, line breaks."""
+    import markdown  # type: ignore[import-untyped]
+
+    result = build_context_packet(request([candidate(ident) for ident in MARKDOWN_IDS]))
     table = render_table(result, "zh", "markdown")
-    assert table.splitlines()[0] == "| id | 种类 | 决定 | 规则 | 剩余预算：前 → 后 |"
-    assert "`a&#124;b&#96;c`" in table
+    lines = table.splitlines()
+    assert lines[0] == "| id | 种类 | 决定 | 规则 | 剩余预算：前 → 后 |"
+    assert len(lines) == 2 + len(MARKDOWN_IDS)  # a line break never ends a row
+    html = markdown.markdown(table, extensions=["tables"])
+    cells = [row.find("td/code") for row in ET.fromstring(f"<div>{html}</div>").iter("tr")][1:]
+    assert [cell.text if cell is not None else None for cell in cells] == MARKDOWN_IDS
+    assert "`plain-id`" in lines[2]  # ids without a pipe or a line break stay code spans
 
 
-def test_markdown_table_keeps_a_line_break_inside_its_cell():
-    result = build_context_packet(request([candidate("x\n# Injected heading"), candidate("y\r\nz")]))
-    lines = render_table(result, "en", "markdown").splitlines()
-    assert len(lines) == 2 + 2  # the heading row, the rule, one row per candidate
-    assert all(line.startswith(("| ", "|---")) for line in lines)
-    assert "`x&#10;# Injected heading`" in lines[2]
+def test_a_cut_key_keeps_its_path():
+    """A key longer than KEY_WIDTH is written ``["kkk..." (61 characters)]``: still a path."""
+    problems = refused_problems({**demo_request(), "k" * 61: 1})
+    html = render_problems(problems, "en")
+    assert f"<li><code>$[&quot;{'k' * 40}...&quot; (61 characters)]</code> unknown key" in html
+    assert "the whole request" not in html
+
+
+def refused_problems(request) -> list[str]:
+    with pytest.raises(InvalidRequestError) as caught:
+        build_context_packet(request)
+    return list(caught.value.problems)
 
 
 def test_problems_keep_their_path():

@@ -167,6 +167,9 @@ def test_values_are_cut_to_a_fixed_width_and_shown_in_bounded_time() -> None:
     request["budgetUnits"] = "x" * 10**7
     request["candidates"][0]["sizeUnits"] = [list(range(10**6))] * 1000  # never encoded in full
     request["candidates"][1]["content"] = {str(n): n for n in range(10**5)}
+    # A key that uses up the width leaves its value nothing (a negative budget once sliced the
+    # value from its end: all of it but a few characters, encoded in full).
+    request["candidates"][2]["content"] = {"k" * 61: "日" * 10**6}
     gc.collect()
     tracemalloc.start()
     try:

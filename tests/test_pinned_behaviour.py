@@ -777,6 +777,18 @@ def test_a_leap_second_outside_23_59_60_utc_says_so():
     ]
 
 
+@pytest.mark.parametrize(
+    "stamp",
+    ["2026-02-30T23:59:60Z", "2026-07-15T24:59:60Z", "2026-07-15T23:59:60+25:00", "2026-07-15T23:60:60Z"],
+)
+def test_a_leap_second_on_an_impossible_date_time_or_offset_is_not_called_a_leap_second_problem(stamp):
+    request = request_with(candidate("failure-output", capturedAt=stamp))
+    assert problems_of(request) == [
+        "$.candidates[0].capturedAt: has the RFC 3339 shape but is not a real calendar date or time "
+        f'of day, got "{stamp}" (string)'
+    ]
+
+
 def test_a_size_over_2_53_shows_the_value():
     """Mutant: the value passed to ``_got`` replaced by ``None``."""
     request = request_with(candidate("failure-output", sizeUnits=2**53))

@@ -22,14 +22,15 @@ No outcome prints a traceback.
 from __future__ import annotations
 
 import argparse
+import codecs
 import errno
 import json
 import math
 import os
 import re
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar, cast
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -134,41 +135,50 @@ def _finite_float(text: str) -> float:
 
 
 class _Duplicates:
-    """An ``object_pairs_hook`` that builds dicts and remembers the first one with a repeated key."""
+    """An ``object_pairs_hook`` that builds dicts and remembers each one with a repeated key
+    (by ``id``, with its first repeated key). An object can be dropped later, when the key that
+    holds it is itself repeated, so every one is kept until the document is read."""
 
     def __init__(self) -> None:
-        self.found: list[tuple[dict[str, Any], str]] = []
+        self.found: dict[int, tuple[dict[str, Any], str]] = {}
 
     def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         obj = dict(pairs)
-        if len(obj) != len(pairs) and len(self.found) < 1:
+        if len(obj) != len(pairs):
             seen: set[str] = set()
             for key, _ in pairs:
                 if key in seen:
-                    self.found.append((obj, key))
+                    self.found[id(obj)] = (obj, key)
                     break
                 seen.add(key)
         return obj
 
 
-def _path_of(root: Any, target: object) -> str:
-    """The JSON path of the object ``target`` inside ``root`` (iterative: any depth)."""
+def _first_repeat(root: Any, found: dict[int, tuple[dict[str, Any], str]]) -> str:
+    """The JSON path of the first repeated key met walking ``root`` in document order, an object
+    before what it holds (iterative: any depth). One is always met: an object that was dropped
+    was held by a key repeated in an object that holds it, and the outermost of those is in
+    the document."""
     stack: list[tuple[Any, str]] = [(root, "$")]
-    while True:  # the object came from this very document, so it is found
+    while stack:
         value, path = stack.pop()
-        if value is target:
-            return path
         if type(value) is dict:
+            entry = found.get(id(value))
+            if entry is not None and entry[0] is value:
+                return _child(path, entry[1])
             stack.extend((item, _child(path, key)) for key, item in reversed(value.items()))
         elif type(value) is list:
             stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(value))))
+    raise AssertionError("a repeated key was read but is not in the document")  # pragma: no cover
 
 
 def _parse(data: bytes) -> Any:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise _Unreadable(f"is not UTF-8: {error.reason} at byte {error.start}") from None
+        # utf-8-sig counts from after a byte-order mark; the reader counts from the file's start.
+        start = error.start + (len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0)
+        raise _Unreadable(f"is not UTF-8: {error.reason} at byte {start}") from None
     del data
     return _parse_text(text)
 
@@ -185,9 +195,13 @@ def _parse_text(text: str) -> Any:
             text, object_pairs_hook=duplicates, parse_constant=_refuse_constant, parse_float=_finite_float
         )
     except json.JSONDecodeError as error:
+        # json's words for a text that starts with U+FEFF advise a programmer which codec to use.
+        message = (
+            "a byte-order mark (U+FEFF) before the JSON text" if text.startswith("\ufeff") else error.msg
+        )
         raise _Unreadable(
-            f"is not JSON: {error.msg} (line {error.lineno}, column {error.colno})",
-            position=(error.msg, error.lineno, error.colno),
+            f"is not JSON: {message} (line {error.lineno}, column {error.colno})",
+            position=(message, error.lineno, error.colno),
         ) from None
     except RecursionError:
         raise _Unreadable("is nested too deeply to read") from None
@@ -198,33 +212,54 @@ def _parse_text(text: str) -> Any:
         raise _Unreadable(f"has an integer with more than {limit} digits, too long to read") from None
     del text
     if duplicates.found:
-        obj, key = duplicates.found[0]
-        where = _child(_path_of(request, obj), key)
+        where = _first_repeat(request, duplicates.found)
         raise _Unreadable(
             f"repeats the key {where}: JSON readers disagree on which value counts, so it is refused"
         )
     return request
 
 
+_READ_CHUNK = 1 << 20
+_Piece = TypeVar("_Piece", bytes, str)
+
+
+def _read_at_most(read: Callable[[int], _Piece], limit: int) -> list[_Piece]:
+    """What ``read`` gives, up to ``limit`` bytes or characters, in pieces of at most
+    :data:`_READ_CHUNK`: a limit far larger than the input (``--max-bytes`` has no upper bound)
+    never reserves its own size in memory."""
+    pieces: list[_Piece] = []
+    size = 0
+    while size < limit:
+        piece = read(min(_READ_CHUNK, limit - size))
+        if not piece:
+            break
+        pieces.append(piece)
+        size += len(piece)
+    return pieces
+
+
 def _read(name: str, stdin: TextIO | None, max_bytes: int) -> Any:
-    if name == "-":
-        if stdin is None:
-            raise _Unreadable(": it is closed", head="cannot read ")
-        # Read bytes where possible so a non-UTF-8 pipe is reported, not mis-decoded.
-        buffer = getattr(stdin, "buffer", None)
-        try:
-            if buffer is not None:
-                data = buffer.read(max_bytes + 1)
-            else:
-                data = stdin.read(max_bytes + 1).encode("utf-8", "surrogatepass")
-        except (OSError, ValueError) as error:
-            raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
-    else:
-        try:
-            with open(name, "rb") as handle:
-                data = handle.read(max_bytes + 1)
-        except OSError as error:
-            raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
+    try:
+        if name == "-":
+            if stdin is None:
+                raise _Unreadable(": it is closed", head="cannot read ")
+            # Read bytes where possible so a non-UTF-8 pipe is reported, not mis-decoded.
+            buffer = getattr(stdin, "buffer", None)
+            try:
+                if buffer is not None:
+                    data = b"".join(_read_at_most(buffer.read, max_bytes + 1))
+                else:
+                    data = "".join(_read_at_most(stdin.read, max_bytes + 1)).encode("utf-8", "surrogatepass")
+            except (OSError, ValueError) as error:
+                raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
+        else:
+            try:
+                with open(name, "rb") as handle:
+                    data = b"".join(_read_at_most(handle.read, max_bytes + 1))
+            except OSError as error:
+                raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
+    except MemoryError:
+        raise _Unreadable("is too large to hold in memory (lower --max-bytes to refuse it sooner)") from None
     if len(data) > max_bytes:
         raise _Unreadable(f"is larger than {max_bytes} bytes, the limit (raise it with --max-bytes)")
     return _parse(data)

@@ -149,7 +149,10 @@ def _render(value: object, budget: int, depth: int = 0) -> str:
 
     Work is bounded by the budget, not by the size of the value: long strings are cut before
     they are encoded, containers stop after the items that fit, huge integers are described.
+    A budget used up (a long key leaves its value none) counts as nothing left, not as a slice
+    from the end of the string.
     """
+    budget = max(budget, 0)
     kind = type(value)
     if value is None or kind is bool:
         return json.dumps(value)

@@ -63,7 +63,13 @@ def _timestamp_problem(text: str) -> str:
     if text != text.strip() and _valid_timestamp(text.strip()):
         return "must be an RFC 3339 date or date-time without surrounding whitespace"
     match = _DATE_TIME.match(text)
-    if match is not None and match.group(6) == "60":
+    # Only the leap second is wrong when the same text one second earlier is valid; an
+    # impossible date, hour or offset is worded as such below.
+    if (
+        match is not None
+        and match.group(6) == "60"
+        and _is_timestamp(text[: match.start(6)] + "59" + text[match.end(6) :])
+    ):
         return "has a leap second that is not 23:59:60 in UTC (RFC 3339 allows no other)"
     if match is not None or _FULL_DATE.match(text):
         return "has the RFC 3339 shape but is not a real calendar date or time of day"

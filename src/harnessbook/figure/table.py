@@ -14,6 +14,12 @@ from harnessbook.figure._svg import (
     _words,
 )
 
+_NOT_IN_A_CODE_SPAN = re.compile(r"[|\r\n]|\A\s|\s\Z")
+"""What a Markdown code span in a table cell cannot hold as written."""
+_MARKUP = re.compile(r"[\r\n!-/:-@\[-`{-~]")
+"""Line breaks and every ASCII punctuation character: written as character references in the
+Markdown table's inline HTML, so that no Markdown reader takes them for markup."""
+
 
 def render_table(
     result: Mapping[str, Any], lang: Lang = "zh", format: Literal["html", "markdown"] = "html"
@@ -69,9 +75,17 @@ def render_table(
             return words["no_candidates"]
 
         def cell(text: str) -> str:
-            text = _esc(text).replace("|", "&#124;").replace("`", "&#96;")
-            text = text.replace("\r", "&#13;").replace("\n", "&#10;")  # a line break would end the row
-            return f"`{text}`"
+            if _NOT_IN_A_CODE_SPAN.search(text):
+                # A pipe ends a cell (in GitHub's tables, even inside a code span), a line break
+                # ends the row, and a code span strips surrounding spaces: inline HTML, with
+                # every character Markdown could read as markup written as a reference, which
+                # the reader's browser decodes. A code span would show references as written.
+                return "<code>" + _MARKUP.sub(lambda m: f"&#{ord(m.group())};", text) + "</code>"
+            # A code span shows its text as written: only its fence must be longer than any run
+            # of backticks inside, and a space pads a text that starts or ends with a backtick.
+            fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+            pad = " " if text[:1] == "`" or text[-1:] == "`" else ""
+            return f"{fence}{pad}{text}{pad}{fence}"
 
         lines = ["| " + " | ".join(headings) + " |", "|" + "---|" * len(headings)]
         for ident, kind, decision, rule, before, after in evidence:
@@ -98,7 +112,11 @@ def render_table(
 
 # --------------------------------------------------------------------------- problems
 
-_PATH = re.compile(r'\$(?:\.[A-Za-z_][A-Za-z0-9_]*|\[(?:-?\d+|"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')\])*')
+_PATH = re.compile(
+    r'\$(?:\.[A-Za-z_][A-Za-z0-9_]*|\[(?:-?\d+|"(?:[^"\\]|\\.)*"(?: \(\d+ characters\))?|\'(?:[^\'\\]|\\.)*\')\])*'
+)
+"""A problem's JSON path, as the builder writes it (``errors._child``): a key longer than
+``KEY_WIDTH`` is cut and followed by its length, ``$["kkk..." (61 characters)]``."""
 
 
 def _split_problem(problem: str) -> tuple[str | None, str]:
