@@ -468,3 +468,9 @@ def test_a_usage_error_with_standard_error_closed_in_process(monkeypatch):
     monkeypatch.setattr(sys, "stderr", None)
     assert main(["schema", "packet"], stdout=out) == 64
     assert out.getvalue() == ""
+
+
+@pytest.mark.parametrize("name", ["packet", "", [], None, 3, ("request",)])
+def test_load_schema_refuses_anything_but_a_schema_name_with_a_value_error(name):
+    with pytest.raises(ValueError, match=r"unknown schema .*expected one of: request, result"):
+        load_schema(name)

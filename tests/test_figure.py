@@ -168,6 +168,15 @@ def test_right_to_left_ids_are_isolated():
     assert "<bdi>" in render_table(result, "en")
 
 
+def test_a_detail_with_a_callers_source_is_isolated_too():
+    """A refresh row's detail names the candidate's source: a stray U+202E in it cannot reorder
+    the figure's words around it."""
+    result = build_context_packet(request([candidate("o", freshness="expired", source="s:\u202ee")]))
+    assert result["refresh"], result
+    svg = render_svg(result, "en")
+    assert re.search("\u2068[^\u2069]*s:\u202ee[^\u2069]*\u2069", svg), svg
+
+
 def test_characters_xml_forbids_are_replaced():
     result = build_context_packet(request([candidate("nul\x00bell\x07"), candidate("lone\ud800")]))
     text = shown_text(parse(render_svg(result, "en")))

@@ -191,7 +191,7 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
             detail_w = _width(detail, 12)
             if _width(ident) + 12 + detail_w <= room:
                 svg.label(x, y, ident, room, mono=True)
-                svg.text(WIDTH - PAD, y, detail, cls="muted", size=12, anchor="end")
+                svg.text(WIDTH - PAD, y, detail, cls="muted", size=12, anchor="end", isolate=True)
             else:  # a long id: the detail goes on a line of its own
                 svg.label(x, y, ident, room, mono=True)
                 y += ROW - 3
