@@ -27,7 +27,11 @@ def load_schema(name: Literal["request", "result"]) -> dict[str, Any]:
     Raises:
         ValueError: If ``name`` is neither.
     """
-    if not isinstance(name, str) or name not in SCHEMA_FILES:
+    try:
+        known = name in SCHEMA_FILES
+    except TypeError:  # an unhashable name ([], {}) from a caller that ignores the type
+        known = False
+    if not known:
         raise ValueError(f"unknown schema {name!r}; expected one of: {', '.join(SCHEMA_FILES)}")
     # Imported here: importlib.resources (with tempfile, shutil and pathlib) is a third of the
     # package's import time, and only this function needs it.
