@@ -534,14 +534,31 @@ def test_a_json_value_nested_deeply_is_shown_down_to_21_levels():
 
 
 def test_a_value_nested_too_deeply_to_show_is_named_by_its_type():
-    """Mutant: the type named in ``<Python tuple nested too deeply to show>`` changed."""
-    nested: tuple = ()
+    """Mutant: the type named in ``<Python frozenset nested too deeply to show>`` changed. (A
+    tuple is shown item by item, like a list, and its nesting is cut the same way.)"""
+    nested: frozenset = frozenset()
     for _ in range(100_000):
-        nested = (nested,)
+        nested = frozenset([nested])
     assert budget_problem(nested) == (
         "$.budgetUnits: must be an integer greater than 0, "
-        "got <Python tuple nested too deeply to show> (Python tuple)"
+        "got <Python frozenset nested too deeply to show> (Python frozenset)"
     )
+    deep: tuple = ()
+    for _ in range(100_000):
+        deep = (deep,)
+    assert budget_problem(deep) == (
+        "$.budgetUnits: must be an integer greater than 0, "
+        "got (((((((((((((((((((((...))))))))))))))))))))) (Python tuple)"
+    )
+
+
+def test_a_huge_tuple_is_shown_without_encoding_it():
+    """A tuple's repr encodes every item: a million candidates took 10 s to refuse."""
+    request = request_with(candidate("failure-output"))
+    request["candidates"] = tuple(request["candidates"]) * 1_000_000
+    [problem] = problems_of(request)
+    assert problem.startswith('$.candidates: must be an array, got ({"id": "failure-output", ')
+    assert problem.endswith("... (Python tuple)")
 
 
 def test_an_integer_too_large_to_show_is_named_by_its_type():

@@ -166,7 +166,7 @@ def _render(value: object, budget: int, depth: int = 0) -> str:
         return repr(value)
     if depth > 20:
         return "..."
-    if kind is list:
+    if kind is list or kind is tuple:  # a tuple is not JSON, but its repr is not bounded
         parts: list[str] = []
         used = 1
         for item in value:  # type: ignore[attr-defined]
@@ -176,7 +176,7 @@ def _render(value: object, budget: int, depth: int = 0) -> str:
             part = _render(item, budget - used, depth + 1)
             parts.append(part)
             used += len(part) + 2
-        return "[" + ", ".join(parts) + "]"
+        return ("[" if kind is list else "(") + ", ".join(parts) + ("]" if kind is list else ")")
     if kind is dict:
         parts = []
         used = 1
@@ -215,7 +215,9 @@ def _repr(value: object) -> str:
         return f"<{_type_name(value)} too large to show>"
     except Exception:
         return f"<{_type_name(value)} that cannot be shown>"
-    return _cut(_printable(text))
+    # Escaping only lengthens a text, so what is cut after it is all in the first width + 1
+    # characters: the rest of a long repr is never scanned.
+    return _cut(_printable(text[: SHOWN_WIDTH + 1]))
 
 
 def _got(value: object) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from harnessbook.context_packet.errors import (
     _Foreign,
     _repr,
+    _shown,
     _type_name,
 )
 
@@ -72,7 +73,9 @@ def _plain(value: object, levels: int) -> object:
             return [_plain(item, levels - 1) for item in list.__iter__(value)]
         if kind is list:
             return value
-    return _Foreign(_repr(value), _type_name(value))
+    # Shown as a problem shows a value: a tuple item by item, only as far as is shown (its repr
+    # would encode every item first).
+    return _Foreign(_shown(value), _type_name(value))
 
 
 def _plain_request(request: object) -> object:
