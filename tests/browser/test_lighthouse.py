@@ -184,6 +184,32 @@ def lh(node, chromium_executable, chromium_flags, tools_dir) -> Iterator[dict]:
     process.close()
 
 
+@pytest.fixture(scope="module")
+def axe_rule_ids(lh, tools_dir) -> frozenset[str]:
+    """The rules of the axe-core that Lighthouse runs (npm gives it the pinned one in tools/)."""
+    done = subprocess.run(
+        [lh["node"], "-e", "console.log(JSON.stringify(require('axe-core').getRules().map(r => r.ruleId)))"],
+        cwd=tools_dir,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return frozenset(json.loads(done.stdout))
+
+
+def unchecked(run: dict, axe_rules: frozenset[str]) -> list[str]:
+    """Lighthouse's automatic accessibility audits that no axe-core rule runs. Lighthouse scores
+    such an audit as passed, so an axe-core upgrade that renames or drops a rule would leave the
+    score at 100 without the check."""
+    audits = run["audits"]
+    return [
+        ref["id"]
+        for ref in run["categories"]["accessibility"]["auditRefs"]
+        if audits[ref["id"]]["scoreDisplayMode"] != "manual" and ref["id"] not in axe_rules
+    ]
+
+
 def timing(runs: list[dict], audit: str) -> str:
     """An audit's figure from the run with the best performance score, as Lighthouse shows it."""
     best = max(runs, key=lambda run: run["categories"]["performance"]["score"] or 0)
@@ -210,7 +236,9 @@ def broken(run: dict) -> list[str]:
 
 @pytest.mark.parametrize("edition", EDITIONS)
 @pytest.mark.parametrize("page", PAGES)
-def test_lighthouse_mobile(page, edition, site_url, site_root, lh, artifacts_dir, browser_report):
+def test_lighthouse_mobile(
+    page, edition, site_url, site_root, lh, axe_rule_ids, artifacts_dir, browser_report
+):
     rel = EDITIONS[edition] + PAGES[page]
     if not (site_root / rel / "index.html").is_file():
         pytest.fail(f"the page {rel or '/'} was not built")
@@ -219,6 +247,7 @@ def test_lighthouse_mobile(page, edition, site_url, site_root, lh, artifacts_dir
 
     runs = [run_lighthouse(lh, url, out_base)]
     assert not broken(runs[0]), f"{url}\n" + "\n".join(broken(runs[0]))
+    assert unchecked(runs[0], axe_rule_ids) == [], "Lighthouse audits that no axe-core rule runs"
     scores = {c: runs[0]["categories"][c]["score"] for c in REQUIRED}
     perf = [scores["performance"]]
     others_pass = all(scores[c] >= REQUIRED[c] for c in REQUIRED if c != "performance")
@@ -280,6 +309,22 @@ def test_broken_names_what_kept_lighthouse_from_measuring():
         "audit layout-shifts errored: frame_sequence",
         "performance has no score",
     ]
+
+
+def test_unchecked_names_automatic_audits_axe_does_not_run():
+    run = {
+        "categories": {
+            "accessibility": {
+                "auditRefs": [{"id": "image-alt"}, {"id": "renamed"}, {"id": "logical-tab-order"}]
+            }
+        },
+        "audits": {
+            "image-alt": {"scoreDisplayMode": "binary"},
+            "renamed": {"scoreDisplayMode": "binary"},
+            "logical-tab-order": {"scoreDisplayMode": "manual"},
+        },
+    }
+    assert unchecked(run, frozenset({"image-alt"})) == ["renamed"]
 
 
 def test_a_failed_audit_ends_its_process_and_the_next_starts_another(lh):
