@@ -322,6 +322,51 @@ def test_the_status_is_a_live_region_screen_readers_hear(new_page, site_url):
     assert log.problems() == []
 
 
+def test_a_run_waits_for_another_examples_run_and_says_so(new_page, site_url):
+    """One worker runs one request at a time: a run clicked while another example's runs waits,
+    says it waits, and is sent when that run has answered (its own time limit starts then)."""
+    page, log = new_page()
+    goto(page, site_url + page_url(example_page()))
+    assert page.locator(OPEN).count() >= 2
+    open_and_run(page, 0)
+    open_and_run(page, 1)
+    request = demo_request()
+    template = request["candidates"][0]
+    request["candidates"] = [{**template, "id": f"c{n}", "sizeUnits": 1} for n in range(20_000)]
+    request["budgetUnits"] = 20_000
+    big = json.dumps(request)
+    panel_of(page, 0).locator("[data-playground-editor]").evaluate(
+        "(editor, text) => { editor.value = text; }", big
+    )
+    small = json.dumps(demo_request())
+    panel_of(page, 1).locator("[data-playground-editor]").evaluate(
+        "(editor, text) => { editor.value = text; }", small
+    )
+    page.evaluate(
+        """() => {
+          const status = document.querySelectorAll('[data-playground-status]')[1];
+          window.__second = [];
+          new MutationObserver(() => window.__second.push(status.textContent))
+            .observe(status, {childList: true, characterData: true, subtree: true});
+        }"""
+    )
+    before = [runs(page, 0), runs(page, 1)]
+    # Two clicks, each in a task of its own, as a reader's are.
+    page.evaluate("() => document.querySelectorAll('[data-playground-run]')[0].click()")
+    page.evaluate("() => document.querySelectorAll('[data-playground-run]')[1].click()")
+    first = wait_done(page, 0, after=before[0])
+    second = wait_done(page, 1, after=before[1])
+    assert first["kind"] == "result" and second["kind"] == "result", (first["status"], second["status"])
+    assert_same_as_cpython(second, small, "the run that waited")
+    said = page.evaluate("window.__second")
+    assert "等另一个例子运行完，再运行这一个…" in said, said
+    assert said.index("等另一个例子运行完，再运行这一个…") < said.index("正在运行 build_context_packet…"), (
+        said
+    )
+    assert said[-1].startswith("完成："), said
+    assert log.problems() == []
+
+
 RECORD_STATUSES = """() => {
   window.__statuses = [];
   new MutationObserver(() => {

@@ -42,6 +42,7 @@
       loading: "正在加载浏览器中的 Python（Pyodide，压缩后约 7 MB，只在第一次运行时下载）…",
       loadingPackage: "正在载入 harnessbook…",
       running: "正在运行 build_context_packet…",
+      waiting: "等另一个例子运行完，再运行这一个…",
       done: "完成：build_context_packet 在浏览器中返回了这个结果（Pyodide {pyodide}，Python {python}）。",
       resultTitle: "result.json",
       invalidRequest: "InvalidRequestError：请求不符合约定，共 {count} 个问题：",
@@ -91,6 +92,7 @@
       loading: "Loading Python for the browser (Pyodide, about 7 MB compressed, downloaded on the first run only)…",
       loadingPackage: "Loading harnessbook…",
       running: "Running build_context_packet…",
+      waiting: "Waiting for another example's run to finish…",
       done: "Done: build_context_packet returned this result in your browser (Pyodide {pyodide}, Python {python}).",
       resultTitle: "result.json",
       invalidRequest: "InvalidRequestError: the request breaks the contract ({count} {problems}):",
@@ -178,7 +180,16 @@
 
   function startRuntime() {
     if (runtime !== null) return runtime;
-    var state = { worker: null, pending: new Map(), nextId: 1, info: null, listeners: [], queue: Promise.resolve(), error: null };
+    var state = {
+      worker: null,
+      pending: new Map(),
+      nextId: 1,
+      info: null,
+      listeners: [],
+      queue: Promise.resolve(), // runs wait their turn on it (runRequest)
+      runs: 0, // runs waiting their turn or sent to the worker, not yet answered
+      error: null, // why the worker was ended, once it was
+    };
     runtime = state;
     state.ready = new Promise(function (resolve, reject) {
       var worker;
@@ -196,7 +207,7 @@
 
       function fail(error) {
         clearTimeout(timer);
-        state.error = error; // runs still queued are not sent (runRequest)
+        state.error = error; // runs still queued go to a fresh runtime instead (runRequest)
         worker.terminate();
         if (runtime === state) runtime = null; // the next click starts afresh
         state.pending.forEach(function (entry) {
@@ -237,8 +248,16 @@
           var entry = state.pending.get(message.id);
           if (entry) {
             state.pending.delete(message.id);
-            // The run's timer keeps running until the outcome is drawn (see go()).
-            entry.resolve({ outcome: message.outcome, timer: entry.timer, deadline: entry.deadline });
+            state.runs -= 1;
+            // The worker has answered and is idle: the run's limit now only decides whether
+            // its result is drawn (see go()), and never ends the worker another run may use.
+            clearTimeout(entry.timer);
+            entry.resolve({ outcome: message.outcome, deadline: entry.deadline });
+            if (message.outcome.restart) {
+              // The worker ran out of stack or memory, or Pyodide itself failed: it is ended
+              // now, before another example's run is sent to it (that run starts a fresh one).
+              fail(new LoadError("load", T.restarted));
+            }
           }
         }
       });
@@ -267,9 +286,12 @@
     return state.ready.then(function (info) {
       // The worker runs one request at a time. A run is sent once the run before it (another
       // example's) has answered, so its time limit counts its own run, not its wait.
+      if (state.runs > 0) onProgress("wait");
+      state.runs += 1;
       var turn = state.queue.then(function () {
-        // The worker was ended while this run waited (another run's limit, or its restart).
-        if (state.error !== null) throw new LoadError("load", T.restarted);
+        // The worker was ended while this run waited (another run's limit, or its restart):
+        // the run goes to a fresh runtime, as the next click would.
+        if (state.error !== null) return { retry: true };
         onProgress("run"); // the runtime is up: the status says the request runs now
         return new Promise(function (resolve, reject) {
           var id = state.nextId++;
@@ -282,8 +304,8 @@
       });
       state.queue = turn.catch(function () {});
       return turn.then(function (answer) {
+        if (answer.retry) return runRequest(text, onProgress);
         answer.info = info;
-        answer.state = state;
         return answer;
       });
     });
@@ -367,35 +389,35 @@
         // inside a busy element, and the status, in the panel, speaks during the load.
         output.setAttribute("aria-busy", "true");
         panel.setAttribute("data-playground-busy", "");
-        var first = runtime && runtime.info ? T.running : runtime && runtime.stage === "package" ? T.loadingPackage : T.loading;
+        var text = editor.value;
         if (status.textContent === "") {
           // A live region that appears with its words already in it is not read out by every
-          // screen reader: the panel has just been shown, so its first words come a task later.
+          // screen reader: the panel has just been shown, so its first words, and all that
+          // follows them, come a task later.
           setTimeout(function () {
-            if (status.textContent === "") setStatus(status, first, "loading");
+            start(text);
           }, 0);
         } else {
-          setStatus(status, first, "loading");
+          start(text);
         }
-        runRequest(editor.value, function (stage) {
-          var text = stage === "run" ? T.running : stage === "package" ? T.loadingPackage : T.loading;
-          setStatus(status, text, "loading");
+      }
+
+      function stageText(stage) {
+        return { run: T.running, wait: T.waiting, package: T.loadingPackage }[stage] || T.loading;
+      }
+
+      function start(text) {
+        var ready = runtime && runtime.info;
+        setStatus(status, stageText(ready ? (runtime.runs > 0 ? "wait" : "run") : runtime && runtime.stage), "loading");
+        runRequest(text, function (stage) {
+          setStatus(status, stageText(stage), "loading");
         }).then(function (answer) {
           if (Date.now() > answer.deadline) {
-            // The timeout covers drawing too: a result that arrives too late is not drawn.
-            answer.state.fail(new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 })));
+            // The limit covers drawing too: a result that arrives too late is not drawn. The
+            // worker has answered, so it is left to the runs that follow.
             throw new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 }));
           }
-          return show(output, status, answer.outcome, answer.info).then(function () {
-            return answer;
-          });
-        }).then(function (answer) {
-          clearTimeout(answer.timer);
-          if (answer.outcome.restart) {
-            // The worker ran out of stack or memory, or Pyodide itself failed: start a fresh one
-            // for the next run, and tell another example's run that was waiting on it at once.
-            answer.state.fail(new LoadError("load", T.restarted));
-          }
+          return show(output, status, answer.outcome, answer.info);
         }).catch(function (error) {
           output.hidden = true;
           output.replaceChildren();
