@@ -66,7 +66,6 @@
       invalidJsonStatus: "没有运行：输入不是合法的 JSON，原因见下面。",
       error: "构建器抛出了意外的异常，这是一个缺陷：",
       figureRefused: "图和决定表没有显示：渲染器的输出含有不允许的元素或属性，这是一个缺陷。结果本身在下面。",
-      restarted: "浏览器中的 Python 刚刚重新启动（另一个例子的运行让它无法继续使用），这次运行没有完成，请再运行一次。",
       noType: "（空）",
       timeout: "浏览器中的 Python 在 {seconds} 秒内没有加载完成，已经停止。请检查网络后再试一次。",
       runTimeout: "这次运行在 {seconds} 秒内没有结束，已经停止。",
@@ -116,7 +115,6 @@
       invalidJsonStatus: "Not run: the input is not valid JSON; see below.",
       error: "The builder raised an unexpected exception, which is a bug:",
       figureRefused: "The figure and the decision table are not shown: the renderer's output held an element or attribute that is not allowed, which is a bug. The result itself is below.",
-      restarted: "Python for the browser has just restarted (another example's run left it unusable), so this run did not finish; run it again.",
       noType: "(none)",
       timeout: "Python for the browser did not finish loading within {seconds} seconds and was stopped. Check your connection and try again.",
       runTimeout: "This run did not finish within {seconds} seconds and was stopped.",
@@ -256,7 +254,8 @@
             if (message.outcome.restart) {
               // The worker ran out of stack or memory, or Pyodide itself failed: it is ended
               // now, before another example's run is sent to it (that run starts a fresh one).
-              fail(new LoadError("load", T.restarted));
+              // No run is waiting on its answer, so no reader sees this error's words.
+              fail(new LoadError("restart", "the runtime was ended after a run that exhausted it"));
             }
           }
         }
