@@ -137,23 +137,66 @@ def test_schema_prints_the_packaged_schema(name):
     assert json.loads(out)["$schema"] == "https://json-schema.org/draft/2020-12/schema"
 
 
+# main() writes to the streams it is given, argparse's messages too; capsys (the real
+# sys.stdout and sys.stderr) must see nothing.
+
+
 def test_unknown_schema_name_is_a_usage_error(capsys):
-    code, out, _ = run(["schema", "packet"])
+    code, out, err = run(["schema", "packet"])
     assert code == EXIT_CODES["usage"] == 64
     assert out == ""
-    assert "invalid choice" in capsys.readouterr().err
+    assert "invalid choice" in err
+    assert capsys.readouterr() == ("", "")
 
 
 @pytest.mark.parametrize("argv", [[], ["bogus"], ["build"], ["build", "a", "b"], ["demo", "extra"]])
 def test_bad_command_lines_exit_64(argv, capsys):
     # A usage error is not an invalid request (2): argparse's 2 becomes 64, EX_USAGE.
-    assert run(argv)[0] == 64
-    assert "usage: harnessbook" in capsys.readouterr().err
+    code, out, err = run(argv)
+    assert (code, out) == (64, "")
+    assert err.startswith("usage: harnessbook") and "\nharnessbook" in err and err.endswith("\n"), err
+    assert capsys.readouterr() == ("", "")
 
 
-def test_help_exits_0(capsys):
-    assert run(["--help"])[0] == 0
-    assert "exit codes" in capsys.readouterr().out
+@pytest.mark.parametrize("argv", [["--help"], ["build", "--help"], ["--version"]])
+def test_help_and_version_go_to_the_given_standard_output(argv, capsys):
+    code, out, err = run(argv)
+    assert (code, err) == (0, "")
+    assert (
+        ("exit codes" in out)
+        if argv == ["--help"]
+        else out.startswith(("usage: harnessbook build", "harnessbook "))
+    )
+    assert capsys.readouterr() == ("", "")
+
+
+class _Full(io.StringIO):
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+
+def test_a_usage_error_exits_64_even_when_standard_error_cannot_be_written():
+    """A failed write of the usage message is not a failed standard output (74), nor a reader
+    that left early (0): the exit code still says usage error."""
+    for error in (_Full(), io.StringIO()):
+        if not isinstance(error, _Full):
+            error.close()  # ValueError: I/O operation on closed file
+        assert main(["bogus"], stdin=io.StringIO(), stdout=io.StringIO(), stderr=error) == 64
+        assert main(["schema", "packet"], stdin=io.StringIO(), stdout=io.StringIO(), stderr=error) == 64
+
+
+def test_a_refused_input_keeps_its_code_with_standard_output_closed(tmp_path, monkeypatch):
+    """Nothing would be written for it, so a closed standard output changes nothing: the
+    missing file is still reported (1), and the invalid request (2)."""
+    monkeypatch.setattr(sys, "stdout", None)
+    err = io.StringIO()
+    assert main(["build", str(tmp_path / "missing.json")], stderr=err) == 1
+    assert err.getvalue().startswith("harnessbook: cannot read ")
+    (tmp_path / "invalid.json").write_text("{}", encoding="utf-8")
+    assert main(["build", str(tmp_path / "invalid.json")], stderr=io.StringIO()) == 2
+    err = io.StringIO()
+    assert main(["demo"], stderr=err) == 74
+    assert err.getvalue() == "harnessbook: cannot write standard output: it is closed\n"
 
 
 # ---------------------------------------------------------------------------

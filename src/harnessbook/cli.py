@@ -310,34 +310,47 @@ class _ClosedOutput(OSError):
 
 
 class _Parser(argparse.ArgumentParser):
+    """argparse, writing to the streams ``main`` was given (:func:`_parser` sets them), not to
+    ``sys.stdout`` and ``sys.stderr``."""
+
+    out: TextIO | None = None
+    err: TextIO | None = None
+
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        # argparse exits 2 on a usage error; 2 means an invalid request here. With standard
-        # error closed (`2>&-`) the message is dropped: the exit code still says it.
-        if message and sys.stderr is not None:
-            self._print_message(message, sys.stderr)
+        # argparse exits 2 on a usage error; 2 means an invalid request here. A message that
+        # cannot be written (standard error closed, or full) is dropped: the exit code says it.
+        if message:
+            _say(self.err, message.rstrip("\n"))
         sys.exit(EXIT_CODES["usage"] if status == 2 else status)
 
     def error(self, message: str) -> NoReturn:
-        # argparse's own, but a closed standard error drops the usage line: argparse would
-        # print it on standard output instead (print_usage falls back to sys.stdout).
-        if sys.stderr is not None:
-            self.print_usage(sys.stderr)
+        # argparse's own, but on standard error only: argparse prints the usage line on standard
+        # output when standard error is closed.
+        _say(self.err, self.format_usage().rstrip("\n"))
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def print_help(self, file: SupportsWrite[str] | None = None) -> None:
+        self._print_message(self.format_help())
+
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
-        # argparse drops a failed write of --help, --version or a usage message silently; here it
-        # raises, and _main reports it (74). No file: the stream argparse chose is closed.
+        # Only --help and --version come here (usage errors go through error and exit): their
+        # text goes to standard output, and a failed write raises, for _main to report (74).
+        # argparse drops it silently.
         if not message:
             return
-        if file is None:
-            if sys.stdout is None:
-                raise _ClosedOutput  # --help or --version with standard output closed
-            return  # standard error closed: nowhere to say it
-        file.write(message)
+        if self.out is None:
+            raise _ClosedOutput  # standard output closed
+        self.out.write(message)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+def _parser(stdout: TextIO | None = None, stderr: TextIO | None = None) -> argparse.ArgumentParser:
+    """The command line's parser, writing help and version to ``stdout`` and usage errors to
+    ``stderr`` (None: closed)."""
+
+    class Parser(_Parser):
+        out, err = stdout, stderr
+
+    parser = Parser(
         prog="harnessbook",
         description="Build chapter 6's minimal context packet from a JSON request.",
         epilog=(
@@ -346,7 +359,7 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     commands.add_parser("demo", help="print the packet of the chapter's demo request")
     build = commands.add_parser("build", help="read a request as JSON and print the result")
     build.add_argument("file", metavar="FILE", help="a JSON file, or - for standard input")
@@ -423,7 +436,7 @@ def _main(
     own_stdout: bool,
 ) -> int:
     try:
-        args = _parser().parse_args(argv)
+        args = _parser(stdout, stderr).parse_args(argv)
     except SystemExit as exit_:  # argparse reports usage errors (64) and --help (0) itself
         code = cast(int, exit_.code)  # _Parser.exit always exits with a number
         if code == 0 and own_stdout and stdout is not None:
@@ -437,9 +450,6 @@ def _main(
         return EXIT_CODES["output_failed"]
     except OSError as error:  # --help or --version could not be written (a full disk)
         return _failed_output(error, 0, stderr) if own_stdout else EXIT_CODES["output_failed"]
-    if stdout is None:
-        _say(stderr, "harnessbook: cannot write standard output: it is closed")
-        return EXIT_CODES["output_failed"]
     output: Any
     if args.command == "schema":
         code, output = EXIT_CODES["ready"], load_schema(args.name)
@@ -455,7 +465,11 @@ def _main(
             return EXIT_CODES["invalid_request"]
         del request
         code = EXIT_CODES[output["state"]]
-    # The verdict is decided before anything is written, so it cannot depend on the reader.
+    # The verdict is decided before anything is written, so it cannot depend on the reader; an
+    # input that is refused writes nothing, so a closed standard output does not change its code.
+    if stdout is None:
+        _say(stderr, "harnessbook: cannot write standard output: it is closed")
+        return EXIT_CODES["output_failed"]
     out = _Output(stdout)
     try:
         if args.command == "build" and args.format == "svg":
