@@ -14,7 +14,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, cast
 
 import pytest
 from mkdocs.exceptions import PluginError
@@ -197,7 +197,7 @@ def test_long_ids_are_cut_with_the_whole_id_in_a_title():
 
 def test_a_title_keeps_at_most_title_width_characters():
     """An id of megabytes: the figure stays small, and its <title> keeps the id's beginning."""
-    huge_id = "x" * 5_000_000
+    huge_id = "x" * 1_000_000
     svg = render_svg(build_context_packet(request([candidate(huge_id)])), "en")
     assert len(svg) < 20_000
     titles = [e.text for e in parse(svg).iter(f"{SVG_NS}title") if e.text and e.text.startswith("x")]
@@ -409,6 +409,69 @@ def test_markdown_table_cells_read_as_the_ids_themselves():
     cells = [row.find("td/code") for row in ET.fromstring(f"<div>{html}</div>").iter("tr")][1:]
     assert [cell.text if cell is not None else None for cell in cells] == MARKDOWN_IDS
     assert "`plain-id`" in lines[2]  # ids without a pipe or a line break stay code spans
+
+
+def test_markdown_table_replaces_what_no_text_file_can_hold():
+    result = build_context_packet(request([candidate("lone\ud800nul\x00")]))
+    table = render_table(result, "en", "markdown")
+    table.encode("utf-8")  # a lone surrogate cannot be encoded
+    assert "`lone\ufffdnul\ufffd`" in table
+
+
+UNHASHABLE: Any = []  # a lang of the wrong type, from a caller that ignores the annotations
+
+
+def _deep() -> list:
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    return deep
+
+
+def _changed(**changes: Any) -> Any:
+    result: Any = copy.deepcopy(build_context_packet(demo_request()))
+    for where, value in changes.items():
+        if where == "state":
+            result["state"] = value
+        else:
+            result["evidence"][0][where] = value
+    return result
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(
+            lambda: render_svg(build_context_packet(demo_request()), UNHASHABLE), id="svg-unhashable-lang"
+        ),
+        pytest.param(
+            lambda: render_table(build_context_packet(demo_request()), UNHASHABLE), id="table-unhashable-lang"
+        ),
+        pytest.param(lambda: render_problems(["x"], UNHASHABLE), id="problems-unhashable-lang"),
+        pytest.param(lambda: render_rules_flow(UNHASHABLE), id="flow-unhashable-lang"),
+        pytest.param(lambda: render_problems(cast(Any, None)), id="problems-none"),
+        pytest.param(lambda: render_problems(cast(Any, [_deep()])), id="problems-nested"),
+        pytest.param(lambda: render_table(_changed(remainingBefore=float("inf"))), id="table-infinite"),
+        pytest.param(lambda: render_table(_changed(id=_deep())), id="table-nested"),
+        pytest.param(lambda: render_svg(_changed(state=_deep())), id="svg-nested"),
+    ],
+)
+def test_what_cannot_be_drawn_is_a_value_error(call):
+    """As documented: ValueError, never TypeError, OverflowError or RecursionError."""
+    with pytest.raises(ValueError, match=r"^(lang must be one of|render_\w+: not a)"):
+        call()
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u0301", "\u200d", "\U000e0041"])
+def test_characters_of_no_width_are_bounded_too(invisible):
+    """A million characters that take no room: the figure still draws at most SHOWN_CHARS of
+    them, in an id and in a detail (the source of a refresh row)."""
+    many = invisible * 1_000_000
+    for req in (
+        request([candidate("a" + many)]),
+        request([candidate("o", freshness="expired", source="s:" + many)]),
+    ):
+        assert len(render_svg(build_context_packet(req), "en")) < 10_000
 
 
 def test_a_cut_key_keeps_its_path():

@@ -41,6 +41,7 @@ INNER = WIDTH - 2 * PAD
 ROW = 20
 FONT = 13
 CELLS = 40  # at most this many budget cells are drawn; beyond that a cell stands for more units
+SHOWN_CHARS = 200  # a text drawn in a figure shows at most this many characters, then "…"
 TITLE_WIDTH = 1000  # a cut text's <title> keeps this many characters of it, then "…"
 
 _WORDS: dict[str, dict[str, str]] = {
@@ -133,7 +134,11 @@ _STATE_CLASS = {"ready": ("ok", "okt"), "refresh_required": ("rf", "rft"), "bloc
 
 
 def _words(lang: str) -> dict[str, str]:
-    if lang not in _WORDS:
+    try:
+        known = lang in _WORDS
+    except TypeError:  # an unhashable lang ([], {}) from a caller that ignores the type
+        known = False
+    if not known:
         raise ValueError(f"lang must be one of {', '.join(_WORDS)}, got {lang!r}")
     return _WORDS[lang]
 
@@ -175,12 +180,15 @@ def _width(text: str, size: float = FONT) -> float:
 def _fit(text: str, room: float, size: float = FONT) -> tuple[str, bool]:
     """``text`` cut to ``room`` units with an ellipsis, and whether it was cut."""
     text = _clean(text)
-    if _width(text, size) <= room:
+    if len(text) <= SHOWN_CHARS and _width(text, size) <= room:
         return text, False
-    out, used = [], _width("…", size)
+    # Characters of no width (U+200B, combining marks, tags) fit any room: the count of
+    # characters is bounded too, or a million of them would all be drawn.
+    out: list[str] = []
+    used = _width("…", size)
     for char in text:
         used += _char_width(char) * size
-        if used > room:
+        if used > room or len(out) == SHOWN_CHARS:
             break
         out.append(char)
     return "".join(out) + "…", True
@@ -246,6 +254,9 @@ class _Svg:
             attributes += ' font-family="ui-monospace, Menlo, Consolas, monospace" data-mono=""'
         if size != FONT:
             attributes += f' font-size="{_num(size)}"'
+        if len(text) > SHOWN_CHARS:  # caller text drawn without _fit (a detail that looks narrow)
+            full = text if full is None else full
+            text = text[:SHOWN_CHARS] + "…"
         body = _esc(_isolate(text) if isolate else text)
         # A cut text keeps its value in a <title>, shown as a tooltip and searchable: whole up to
         # TITLE_WIDTH characters, so that one id of megabytes cannot make the figure megabytes.

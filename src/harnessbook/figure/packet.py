@@ -102,7 +102,15 @@ def render_svg(result: Mapping[str, Any], lang: Lang = "zh") -> str:
     words = _words(lang)
     try:
         return _draw_packet(result, lang, words)
-    except (KeyError, TypeError, AttributeError, ValueError, OverflowError, ZeroDivisionError) as error:
+    except (
+        KeyError,
+        TypeError,
+        AttributeError,
+        ValueError,
+        OverflowError,
+        ZeroDivisionError,
+        RecursionError,  # str() of a value nested too deeply
+    ) as error:
         raise ValueError(
             f"render_svg: not a build_context_packet result ({type(error).__name__}: {error})"
         ) from None

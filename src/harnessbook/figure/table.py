@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from harnessbook.figure._svg import (
     Lang,
+    _clean,
     _esc,
     _words,
 )
@@ -65,7 +66,7 @@ def render_table(
             )
             for e in result["evidence"]
         ]
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, OverflowError, RecursionError) as error:
         raise ValueError(
             f"render_table: not a build_context_packet result ({type(error).__name__}: {error})"
         ) from None
@@ -75,6 +76,7 @@ def render_table(
             return words["no_candidates"]
 
         def cell(text: str) -> str:
+            text = _clean(text)  # as in the HTML table: U+FFFD for what no text file can hold
             if _NOT_IN_A_CODE_SPAN.search(text):
                 # A pipe ends a cell (in GitHub's tables, even inside a code span), a line break
                 # ends the row, and a code span strips surrounding spaces: inline HTML, with
@@ -144,6 +146,9 @@ def render_problems(problems: Sequence[str], lang: Lang = "zh", total: int | Non
     Returns:
         A ``<div class="hb-problems">`` with the introduction, the list and any last line.
 
+    Raises:
+        ValueError: If ``lang`` is unknown, or ``problems`` is not a list of problems.
+
     Examples:
         >>> from harnessbook.figure import render_problems
         >>> print(render_problems(["$.budgetUnits: must be an integer greater than 0, got 0 (integer)"], "en"))
@@ -155,7 +160,12 @@ def render_problems(problems: Sequence[str], lang: Lang = "zh", total: int | Non
         </div>
     """
     words = _words(lang)
-    shown = [str(problem) for problem in problems]
+    try:
+        shown = [str(problem) for problem in problems]
+    except (TypeError, RecursionError) as error:
+        raise ValueError(
+            f"render_problems: not a list of problems ({type(error).__name__}: {error})"
+        ) from None
     more = _MORE.fullmatch(shown[-1]) if shown else None
     if more:
         shown.pop()
