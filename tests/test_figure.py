@@ -30,7 +30,7 @@ from harnessbook.figure import (
     render_svg,
     render_table,
 )
-from harnessbook.figure._svg import INNER, TITLE_WIDTH
+from harnessbook.figure._svg import INNER, PAD, TITLE_WIDTH, _width
 from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -317,6 +317,20 @@ def test_huge_budget_is_scaled_and_says_so():
     grid = [p for p in root.iter(f"{SVG_NS}path") if p.get("class") == "k-grid"]
     assert len(grid) == 19
     assert "big" in text and "small" in text
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_budget_lines_fit_the_figure_at_the_largest_budget(lang):
+    """At 2^53 - 1 the English "used ... · unused ..." line alone was wider than the figure."""
+    result = build_context_packet(request([candidate("a", size=6004799503160660)], budget=2**53 - 1))
+    texts = [
+        "".join(element.itertext()).translate(ISOLATES)
+        for element in parse(render_svg(result, lang)).iter(f"{SVG_NS}text")
+        if element.get("font-size") is None and element.get("x") == str(PAD)
+    ]
+    numbers = [text for text in texts if "9007199254740991" in text or "3002399751580331" in text]
+    assert len(numbers) >= 2, texts
+    assert all(_width(text) <= INNER for text in texts), [(text, _width(text)) for text in texts]
 
 
 def test_thousands_of_small_items_are_a_few_hundred_shapes_covering_the_used_budget():

@@ -135,11 +135,14 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
     # The budget line and the bar.
     y = 48
     line = words["budget"].format(budget=_units(budget, words), used=used, unused=budget - used)
-    if _width(line) > INNER:  # large numbers: the budget on one line, the use on the next
+    if _width(line) > INNER:  # large numbers: the budget on one line, the use on the next,
+        # and if that is still too wide (budgets near 2^53), each part of the use on its own
         first, rest = line.split(" · ", 1)
-        svg.text(PAD, y, first)
-        y += 18
-        line = rest
+        parts = [first, rest] if _width(rest) <= INNER else [first, *rest.split(" · ")]
+        for part in parts[:-1]:
+            svg.text(PAD, y, part)
+            y += 18
+        line = parts[-1]
     svg.text(PAD, y, line)
     step = _step(budget)
     y += 18
