@@ -517,3 +517,22 @@ def test_a_usage_error_with_standard_error_closed_in_process(monkeypatch):
 def test_load_schema_refuses_anything_but_a_schema_name_with_a_value_error(name):
     with pytest.raises(ValueError, match=r"unknown schema .*expected one of: request, result"):
         load_schema(name)
+
+
+def test_a_number_too_small_to_read_is_refused_as_written():
+    """1e-400 would read as 0.0, a value the reader never wrote (as 1e400 would read as inf)."""
+    code, out, err = run(["build", "-"], stdin=b'{"budgetUnits": 1e-400}')
+    assert (code, out) == (1, "")
+    assert (
+        err
+        == "harnessbook: standard input is not JSON: the number 1e-400 is too small to read (it would read as 0)\n"
+    )
+    code, _, err = run(["build", "-"], stdin=b'{"budgetUnits": 0.0e-400}')  # written as zero: read
+    assert code == 2 and "got 0.0 (number)" in err
+
+
+def test_a_max_bytes_of_too_many_digits_is_named_briefly():
+    code, out, err = run(["build", "--max-bytes", "9" * 5000, "-"])
+    assert (code, out) == (64, "")
+    assert err.endswith("error: argument --max-bytes: has too many digits: '" + "9" * 37 + "...'\n")
+    assert len(err) < 400

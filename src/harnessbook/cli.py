@@ -128,9 +128,12 @@ def _finite_float(text: str) -> float:
     # json reads 1e400 as infinity, which JSON cannot hold either: refuse it as its own words,
     # not as an "inf" the reader never wrote.
     value = float(text)
+    shown = text if len(text) <= 40 else text[:37] + "..."
     if value in (math.inf, -math.inf):
-        shown = text if len(text) <= 40 else text[:37] + "..."
         raise _Unreadable(f"the number {shown} is too large to read")
+    if value == 0 and re.search("[1-9]", text.lower().partition("e")[0]):
+        # 1e-400 reads as 0.0: a value the reader never wrote, refused as its own words too.
+        raise _Unreadable(f"the number {shown} is too small to read (it would read as 0)")
     return value
 
 
@@ -293,10 +296,13 @@ def _build(args: argparse.Namespace, stdin: TextIO | None, stderr: TextIO | None
 
 
 def _max_bytes(text: str) -> int:
+    shown = text if len(text) <= 40 else text[:37] + "..."
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r}") from None
+        if text.strip().isdigit():  # more digits than Python converts
+            raise argparse.ArgumentTypeError(f"has too many digits: {shown!r}") from None
+        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {shown!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
