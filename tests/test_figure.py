@@ -464,6 +464,8 @@ def _changed(**changes: Any) -> Any:
         pytest.param(lambda: render_problems(["x"], UNHASHABLE), id="problems-unhashable-lang"),
         pytest.param(lambda: render_rules_flow(UNHASHABLE), id="flow-unhashable-lang"),
         pytest.param(lambda: render_problems(cast(Any, None)), id="problems-none"),
+        pytest.param(lambda: render_problems(["x"], "en", cast(Any, float("inf"))), id="problems-total-inf"),
+        pytest.param(lambda: render_problems(["x"], "en", -1), id="problems-total-negative"),
         pytest.param(lambda: render_problems(cast(Any, [_deep()])), id="problems-nested"),
         pytest.param(lambda: render_table(_changed(remainingBefore=float("inf"))), id="table-infinite"),
         pytest.param(lambda: render_table(_changed(id=_deep())), id="table-nested"),

@@ -6,7 +6,7 @@ Exit codes (stable, for scripts and CI):
 * 1: the input could not be read as one JSON request: a file that cannot be opened or read
   (no such file, a directory), closed standard input, larger than ``--max-bytes``, not UTF-8,
   not JSON, a repeated object key, ``NaN`` or ``Infinity``, nested too deeply, an integer with
-  more digits than Python converts, a number too large for a float (``1e400``)
+  more digits than Python converts, a number too large or too small for a float (``1e400``, ``1e-400``)
 * 2: the request is invalid (one problem a line on stderr, at most 101 lines)
 * 3: ``refresh_required``
 * 4: ``blocked``

@@ -147,7 +147,8 @@ def render_problems(problems: Sequence[str], lang: Lang = "zh", total: int | Non
         A ``<div class="hb-problems">`` with the introduction, the list and any last line.
 
     Raises:
-        ValueError: If ``lang`` is unknown, or ``problems`` is not a list of problems.
+        ValueError: If ``lang`` is unknown, ``problems`` is not a list of problems, or ``total``
+            is not a whole number of at least 0.
 
     Examples:
         >>> from harnessbook.figure import render_problems
@@ -160,6 +161,8 @@ def render_problems(problems: Sequence[str], lang: Lang = "zh", total: int | Non
         </div>
     """
     words = _words(lang)
+    if total is not None and (type(total) is not int or total < 0):
+        raise ValueError(f"render_problems: total must be a whole number of at least 0, got {total!r}")
     try:
         shown = [str(problem) for problem in problems]
     except (TypeError, RecursionError) as error:
