@@ -536,3 +536,17 @@ def test_a_max_bytes_of_too_many_digits_is_named_briefly():
     assert (code, out) == (64, "")
     assert err.endswith("error: argument --max-bytes: has too many digits: '" + "9" * 37 + "...'\n")
     assert len(err) < 400
+
+
+def test_characters_that_reorder_or_break_a_line_are_printed_escaped():
+    """A bidi override in an id would reorder the rest of its line in a terminal, and U+2028 would
+    break it: printed as escapes, the same JSON value."""
+    request = demo_request()
+    request["candidates"][0]["id"] = "\u202eevil\u2066x\u2069"
+    request["candidates"][0]["content"] = "a\u2028b"  # selected: its content is copied
+    code, out, err = run(["build", "-"], json.dumps(request).encode())
+    assert (code, err) == (0, "")
+    assert json.loads(out) == build_context_packet(request)
+    assert "\\u202eevil\\u2066x\\u2069" in out and "a\\u2028b" in out
+    assert not any(char in out for char in "\u202e\u2066\u2069\u2028")
+    assert "定位单一测试失败" in out  # other text stays unescaped

@@ -58,7 +58,11 @@ EXIT_CODES: dict[str, int] = {
 MAX_BYTES = 64 * 1024 * 1024
 """The largest input ``build`` reads by default: 64 MiB (change it with ``--max-bytes``)."""
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED_IN_OUTPUT = re.compile("[\ud800-\udfff\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""Printed as ``\\uXXXX`` in the JSON output: lone surrogates (UTF-8 cannot encode them),
+the characters that reorder the text around them (bidi marks, embeddings, overrides, isolates)
+and the line and paragraph separators. The value is the same JSON; a reader's terminal or page
+shows the line as it is, not reordered or broken."""
 _CHUNK = 1 << 16
 
 
@@ -108,16 +112,16 @@ def _dump(value: Any, out: _Output) -> None:
         parts.append(part)
         size += len(part)
         if size >= _CHUNK:
-            out.write(_escape_surrogates("".join(parts)))
+            out.write(_escape_in_output("".join(parts)))
             parts, size = [], 0
     parts.append("\n")
-    out.write(_escape_surrogates("".join(parts)))
+    out.write(_escape_in_output("".join(parts)))
 
 
-def _escape_surrogates(text: str) -> str:
-    # JSON input may escape a lone surrogate ("\\ud800"); UTF-8 cannot encode it, so it is
-    # printed escaped again, which keeps the output valid JSON with the same value.
-    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+def _escape_in_output(text: str) -> str:
+    """JSON text with :data:`_ESCAPED_IN_OUTPUT` written as escapes (the in-browser playground
+    shows its results this way too)."""
+    return _ESCAPED_IN_OUTPUT.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def _refuse_constant(name: str) -> NoReturn:

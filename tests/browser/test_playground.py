@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from harnessbook import InvalidRequestError, build_context_packet, demo_request
-from harnessbook.cli import _parse_text, _Unreadable
+from harnessbook.cli import _escape_in_output, _parse_text, _Unreadable
 from tests import soup
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,7 +110,7 @@ def cpython(text: str) -> dict:
         "kind": "result",
         "state": result["state"],
         "phase": result["phase"],
-        "text": json.dumps(result, ensure_ascii=False, indent=2),
+        "text": _escape_in_output(json.dumps(result, ensure_ascii=False, indent=2)),
     }
 
 
@@ -351,18 +351,18 @@ def test_a_run_waits_for_another_examples_run_and_says_so(new_page, site_url):
         }"""
     )
     before = [runs(page, 0), runs(page, 1)]
-    # Two clicks, each in a task of its own, as a reader's are.
-    page.evaluate("() => document.querySelectorAll('[data-playground-run]')[0].click()")
-    page.evaluate("() => document.querySelectorAll('[data-playground-run]')[1].click()")
+    # Two clicks in one task: the second run is counted at its click, so it never says it runs
+    # before it says it waits.
+    page.evaluate(
+        "() => document.querySelectorAll('[data-playground-run]').forEach((r, i) => i < 2 && r.click())"
+    )
     first = wait_done(page, 0, after=before[0])
     second = wait_done(page, 1, after=before[1])
     assert first["kind"] == "result" and second["kind"] == "result", (first["status"], second["status"])
     assert_same_as_cpython(second, small, "the run that waited")
     said = page.evaluate("window.__second")
-    assert "等另一个例子运行完，再运行这一个…" in said, said
-    assert said.index("等另一个例子运行完，再运行这一个…") < said.index("正在运行 build_context_packet…"), (
-        said
-    )
+    assert said[0] == "等另一个例子运行完，再运行这一个…", said
+    assert "正在运行 build_context_packet…" in said, said
     assert said[-1].startswith("完成："), said
     assert log.problems() == []
 
@@ -1066,6 +1066,21 @@ def test_megabyte_values_are_drawn_capped_without_a_long_task(reader_engine_page
     assert 0 < sizes["svg"] < 30_000 and 0 < sizes["table"] < 10_000, sizes
     assert_responsive(tasks, browser_report)
     assert_next_run_works(page)
+    assert log.problems() == []
+
+
+def test_an_id_that_would_reorder_its_line_is_shown_escaped(reader_page, site_url):
+    """As the command line prints it: U+202E in an id would reverse the rest of its line in
+    result.json (seen in an exploratory session), so it is shown as an escape."""
+    page, log = reader_page()
+    goto(page, site_url + page_url(example_page()))
+    open_and_run(page, 0)
+    request = demo_request()
+    request["candidates"][0]["id"] = "\u202eevil"
+    text = json.dumps(request, ensure_ascii=False)
+    shown = run_edited(page, 0, text)
+    assert_same_as_cpython(shown, text, "a bidi override in an id")
+    assert '"id": "\\u202eevil"' in shown["text"] and "\u202e" not in shown["text"]
     assert log.problems() == []
 
 

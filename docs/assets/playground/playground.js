@@ -282,11 +282,14 @@
   function runRequest(text, onProgress) {
     var state = startRuntime();
     if (state.info === null) state.listeners.push(onProgress);
+    // Counted at the click, so that a run clicked in the same moment as another's waits from
+    // its first word (start() reads the count too).
+    var waits = state.runs > 0;
+    state.runs += 1;
     return state.ready.then(function (info) {
       // The worker runs one request at a time. A run is sent once the run before it (another
       // example's) has answered, so its time limit counts its own run, not its wait.
-      if (state.runs > 0) onProgress("wait");
-      state.runs += 1;
+      if (waits) onProgress("wait");
       var turn = state.queue.then(function () {
         // The worker was ended while this run waited (another run's limit, or its restart):
         // the run goes to a fresh runtime, as the next click would.

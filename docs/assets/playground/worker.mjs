@@ -22,7 +22,7 @@ import traceback
 
 from harnessbook import InvalidRequestError, build_context_packet
 from harnessbook.figure import render_svg, render_table
-from harnessbook.cli import _Unreadable, _parse_text
+from harnessbook.cli import _Unreadable, _escape_in_output, _parse_text
 
 RESULT_LINES = 1000
 RESULT_CHARS = 200_000
@@ -60,7 +60,8 @@ def _harnessbook_playground_run(text, lang):
             more = 0
             if len(lines) > RESULT_LINES:
                 more = lines.pop().count("\\n") + 1
-            text = "\\n".join(lines)
+            # As the command line prints it: a bidi override in an id cannot reorder its line.
+            text = _escape_in_output("\\n".join(lines))
             more_chars = max(0, len(text) - RESULT_CHARS)
             outcome = {
                 "kind": "result",
