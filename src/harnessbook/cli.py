@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 from harnessbook import __version__
 from harnessbook.context_packet import InvalidRequestError, build_context_packet, demo_request
-from harnessbook.context_packet.errors import _child
+from harnessbook.context_packet.errors import _child, _cut
 from harnessbook.figure import render_svg
 from harnessbook.schemas import SCHEMA_FILES, load_schema
 
@@ -132,7 +132,7 @@ def _finite_float(text: str) -> float:
     # json reads 1e400 as infinity, which JSON cannot hold either: refuse it as its own words,
     # not as an "inf" the reader never wrote.
     value = float(text)
-    shown = text if len(text) <= 40 else text[:37] + "..."
+    shown = _cut(text, 40)
     if value in (math.inf, -math.inf):
         raise _Unreadable(f"the number {shown} is too large to read")
     if value == 0 and re.search("[1-9]", text.lower().partition("e")[0]):
@@ -300,7 +300,7 @@ def _build(args: argparse.Namespace, stdin: TextIO | None, stderr: TextIO | None
 
 
 def _max_bytes(text: str) -> int:
-    shown = text if len(text) <= 40 else text[:37] + "..."
+    shown = _cut(text, 40)
     try:
         value = int(text)
     except ValueError:
