@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -934,3 +934,38 @@ def test_every_typed_dict_key_has_its_own_docstring():
                 documented.append(statement.target.id)
         assert documented == keys, name
         assert list(getattr(context_packet, name).__annotations__) == keys
+
+
+# Each TypedDict and the part of the JSON Schema that describes the same object.
+SCHEMA_OBJECTS: dict[str, tuple[Literal["request", "result"], str | None]] = {
+    "ContextPacketRequest": ("request", None),
+    "TaskAnchor": ("request", "taskAnchor"),
+    "Candidate": ("request", "candidate"),
+    "ContextPacketResult": ("result", None),
+    "Packet": ("result", "packet"),
+    "SelectedItem": ("result", "selectedItem"),
+    "PointerItem": ("result", "pointerItem"),
+    "ExcludedItem": ("result", "excludedItem"),
+    "UnknownItem": ("result", "unknownItem"),
+    "RefreshItem": ("result", "refreshItem"),
+    "EvidenceItem": ("result", "evidenceItem"),
+}
+
+
+def test_typed_dicts_require_at_run_time_what_the_schemas_require():
+    """``__required_keys__`` is what a caller's tools read (typeguard, pydantic's TypedDict
+    support...); postponed annotations (``from __future__ import annotations``) hid every
+    ``NotRequired`` from it, so each key counted as required."""
+    from harnessbook import context_packet, load_schema
+
+    assert set(SCHEMA_OBJECTS) == set(TYPED_DICTS) - {"LoadCondition"}  # LoadCondition: inside pointerItem
+    for name, (schema_name, definition) in SCHEMA_OBJECTS.items():
+        schema = load_schema(schema_name)
+        part = schema if definition is None else schema["$defs"][definition]
+        typed_dict = getattr(context_packet, name)
+        assert typed_dict.__required_keys__ == frozenset(part["required"]), name
+        assert typed_dict.__required_keys__ | typed_dict.__optional_keys__ == frozenset(part["properties"]), (
+            name
+        )
+    load_condition = load_schema("result")["$defs"]["pointerItem"]["properties"]["loadCondition"]
+    assert context_packet.LoadCondition.__required_keys__ == frozenset(load_condition["required"])

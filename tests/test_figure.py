@@ -442,6 +442,12 @@ def _deep() -> list:
     return deep
 
 
+def _changed_packet(**changes: Any) -> Any:
+    result: Any = copy.deepcopy(build_context_packet(demo_request()))
+    result["packet"].update(changes)
+    return result
+
+
 def _changed(**changes: Any) -> Any:
     result: Any = copy.deepcopy(build_context_packet(demo_request()))
     for where, value in changes.items():
@@ -467,6 +473,16 @@ def _changed(**changes: Any) -> Any:
         pytest.param(lambda: render_problems(["x"], "en", cast(Any, float("inf"))), id="problems-total-inf"),
         pytest.param(lambda: render_problems(["x"], "en", -1), id="problems-total-negative"),
         pytest.param(lambda: render_problems(cast(Any, [_deep()])), id="problems-nested"),
+        pytest.param(lambda: render_problems("$.budgetUnits: bad", "en"), id="problems-one-string"),
+        pytest.param(lambda: render_problems(cast(Any, ["$: a", 1])), id="problems-not-strings"),
+        pytest.param(lambda: render_svg(_changed_packet(budgetUnits=2.5)), id="svg-fractional-budget"),
+        pytest.param(lambda: render_svg(_changed_packet(budgetUnits=-3)), id="svg-negative-budget"),
+        pytest.param(lambda: render_svg(_changed_packet(budgetUnits=True)), id="svg-boolean-budget"),
+        pytest.param(lambda: render_svg(_changed_packet(budgetUnits=2**53)), id="svg-budget-too-large"),
+        pytest.param(lambda: render_svg(_changed_packet(usedBudgetUnits=99)), id="svg-used-over-budget"),
+        pytest.param(lambda: render_svg(_changed_packet(usedBudgetUnits=0)), id="svg-used-not-the-sum"),
+        pytest.param(lambda: render_svg(_changed(state="weird")), id="svg-unknown-state"),
+        pytest.param(lambda: render_svg(_changed(state="blocked")), id="svg-state-without-its-phase"),
         pytest.param(lambda: render_table(_changed(remainingBefore=float("inf"))), id="table-infinite"),
         pytest.param(lambda: render_table(_changed(id=_deep())), id="table-nested"),
         pytest.param(lambda: render_svg(_changed(state=_deep())), id="svg-nested"),

@@ -19,6 +19,7 @@ import enum
 import gc
 import json
 import os
+import pickle
 import re
 import signal
 import subprocess
@@ -98,6 +99,26 @@ def test_the_error_can_still_be_made_by_hand() -> None:
     assert (error.problems, error.total) == (("$: one", "$: two"), 2)
     error = InvalidRequestError([f"$: {n}" for n in range(250)])
     assert error.total == 250 and error.problems[-1] == "… and 150 more problems"
+    # One string is one problem, not one problem per character.
+    assert InvalidRequestError("$: oops").problems == ("$: oops",)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        InvalidRequestError(["$: one"]),
+        InvalidRequestError(["$: one"], total=2),  # one kept, one more counted: "… and 1 more problem"
+        InvalidRequestError([f"$: {n}" for n in range(250)]),
+    ],
+)
+def test_the_error_survives_pickle_and_copy(error: InvalidRequestError) -> None:
+    """A process pool pickles what a worker raises: the error came back as one problem per
+    character of its message (an exception is rebuilt from its message by default)."""
+    error.add_note("seen in a worker")
+    for twin in (pickle.loads(pickle.dumps(error)), copy.deepcopy(error), copy.copy(error)):
+        assert type(twin) is InvalidRequestError
+        assert (str(twin), twin.problems, twin.total) == (str(error), error.problems, error.total)
+        assert twin.__notes__ == ["seen in a worker"]
 
 
 def test_a_ten_million_character_key_is_cut_and_gets_no_suggestion(monkeypatch: pytest.MonkeyPatch) -> None:

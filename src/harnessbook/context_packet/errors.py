@@ -44,14 +44,21 @@ class InvalidRequestError(ValueError):
     """
 
     def __init__(self, problems: Iterable[str], total: int | None = None) -> None:
-        listed = tuple(problems)
+        listed = (problems,) if isinstance(problems, str) else tuple(problems)  # a str is one problem
         kept = listed[:MAX_PROBLEMS]
+        self._kept = kept
         self.total: int = max(len(listed), total or 0)
         more = self.total - len(kept)
         self.problems: tuple[str, ...] = kept + ((_more_line(more),) if more > 0 else ())
         count = self.total
         heading = f"invalid context packet request ({count} problem{'s' if count != 1 else ''}):"
         super().__init__("\n".join([heading, *(f"  {p}" for p in self.problems)]))
+
+    def __reduce__(self) -> tuple[type[InvalidRequestError], tuple[tuple[str, ...], int], dict[str, object]]:
+        # Rebuilt from what it was given (pickle, copy, a process pool), its notes kept: by
+        # default an exception is rebuilt from its message, which this constructor would read as
+        # its problems, one per character.
+        return type(self), (self._kept, self.total), self.__dict__
 
 
 class _Problems:

@@ -7,8 +7,6 @@ Every key has its own docstring, and every key has its own page in the field ref
 against these types.
 """
 
-from __future__ import annotations
-
 from typing import Literal, NotRequired, TypedDict
 
 __all__ = [

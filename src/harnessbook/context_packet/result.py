@@ -6,8 +6,6 @@ dicts whose every key is documented here; the top-level keys and those of ``pack
 their own page in the field reference.
 """
 
-from __future__ import annotations
-
 from typing import Literal, NotRequired, TypedDict
 
 from harnessbook.context_packet.request import TaskAnchor

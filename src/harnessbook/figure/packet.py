@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from harnessbook.context_packet.validation import MAX_UNITS
 from harnessbook.figure._svg import (
     _STATE_CLASS,
     CELLS,
@@ -116,16 +117,50 @@ def render_svg(result: Mapping[str, Any], lang: Lang = "zh") -> str:
         ) from None
 
 
+_PHASE_OF = {"ready": "assembled", "blocked": "missing_provenance", "refresh_required": "refresh_context"}
+"""Each state and the phase a builder result gives it."""
+
+
+def _whole(value: object, name: str, least: int, most: int) -> int:
+    """``value`` if it is an integer from ``least`` to ``most``; else the reason it is not a result.
+
+    The figure draws what it is given: a budget of 2.5 was drawn as 2, a negative one as nothing.
+    """
+    if type(value) is not int or not least <= value <= most:
+        raise ValueError(f"{name} must be a whole number from {least} to {most}, got {_shown(value)}")
+    return value
+
+
+def _shown(value: object) -> str:
+    """A short, bounded account of a value that is not what a result holds."""
+    kind = type(value)
+    if value is None or kind in (bool, float) or (kind is int and value.bit_length() <= 64):  # type: ignore[attr-defined]
+        return repr(value)
+    if kind is str:
+        return repr(value[:40]) + ("..." if len(value) > 40 else "")  # type: ignore[index,arg-type]
+    return f"a value of type {kind.__name__}"
+
+
 def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) -> str:
-    state, phase = str(result["state"]), str(result["phase"])
+    state, phase = result["state"], result["phase"]
+    if type(state) is not str or _PHASE_OF.get(state) != phase or type(phase) is not str:
+        raise ValueError(
+            f"state and phase must be one of the builder's pairs, got {_shown(state)} and {_shown(phase)}"
+        )
     packet = result["packet"]
-    budget, used = int(packet["budgetUnits"]), int(packet["usedBudgetUnits"])
+    budget = _whole(packet["budgetUnits"], "packet.budgetUnits", 1, MAX_UNITS)
+    used = _whole(packet["usedBudgetUnits"], "packet.usedBudgetUnits", 0, budget)
     selected, pointers = list(packet["selected"]), list(packet["pointers"])
+    sizes = [_whole(item["sizeUnits"], "packet.selected[].sizeUnits", 0, budget) for item in selected]
+    if sum(sizes) != used:
+        raise ValueError(
+            f"packet.usedBudgetUnits is {used}, but the selected items' sizes add up to {sum(sizes)}"
+        )
     excluded, refresh, unknowns = list(result["excluded"]), list(result["refresh"]), list(result["unknowns"])
     svg = _Svg()
 
     # State and phase.
-    fill, ink = _STATE_CLASS.get(state, ("s2", "fg"))
+    fill, ink = _STATE_CLASS[state]
     badge = words["state"].format(state=state)
     badge_w = _width(badge) + 16
     svg.rect(PAD, 6, badge_w, 22, fill, rx=11)
@@ -156,7 +191,7 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
     top, height = y + 8, 28
     scale = INNER / budget if budget > 0 else 0.0
     numbers = []
-    runs = _runs([int(item["sizeUnits"]) for item in selected], scale)
+    runs = _runs(sizes, scale)
     for index, (start, units, head, count) in enumerate(runs):
         x0 = PAD + start * scale
         w = max(units * scale, MIN_SEGMENT)

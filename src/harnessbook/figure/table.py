@@ -163,12 +163,20 @@ def render_problems(problems: Sequence[str], lang: Lang = "zh", total: int | Non
     words = _words(lang)
     if total is not None and (type(total) is not int or total < 0):
         raise ValueError(f"render_problems: total must be a whole number of at least 0, got {total!r}")
+    if isinstance(problems, str):  # a str is a sequence of str: each character became a problem
+        raise ValueError("render_problems: not a list of problems (one string: put it in a list)")
     try:
-        shown = [str(problem) for problem in problems]
+        shown = list(problems)
     except (TypeError, RecursionError) as error:
         raise ValueError(
             f"render_problems: not a list of problems ({type(error).__name__}: {error})"
         ) from None
+    for index, problem in enumerate(shown):
+        if not isinstance(problem, str):
+            raise ValueError(
+                f"render_problems: not a list of problems (item {index} is of type {type(problem).__name__})"
+            )
+    shown = [str(problem) for problem in shown]  # plain str, from a subclass too
     more = _MORE.fullmatch(shown[-1]) if shown else None
     if more:
         shown.pop()
