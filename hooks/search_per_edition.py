@@ -20,6 +20,12 @@ Every edition also renders ``404.html`` into the site root, the last build winni
 edition's goes to ``<locale>/404.html``. The 404 page belongs to no page, so its language
 switcher kept the links of the last page the edition built (the English 404 page's 中文 led to
 a field page): on every 404 page it leads to the editions' home pages.
+
+mkdocstrings writes its inventory of the API (``objects.inv``, what Sphinx and mkdocstrings read
+to link to these objects from other projects) into the site root in every edition, the last
+build winning: the root inventory led to the English API page only. The default edition's is put
+back at the root and each other edition's goes to ``<locale>/objects.inv``, its addresses
+relative to that edition's root, as an inventory's addresses are to the inventory's folder.
 """
 
 from __future__ import annotations
@@ -30,9 +36,12 @@ import re
 from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
+from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
+from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
+from mkdocstrings import Inventory
 
 CONFIG_SCRIPT = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
 SWITCHER_LINK = re.compile(r'(<a href=")[^"]*(" hreflang="([\w-]+)" class="md-select__link">)')
@@ -134,6 +143,51 @@ def on_post_template(output_content: str, template_name: str, config: MkDocsConf
     return page
 
 
+INVENTORY = "objects.inv"
+_default_inventory: bytes | None = None
+
+
+def edition_inventory(
+    inventory: Inventory, locale: str | None, locales: list[str], project: str
+) -> Inventory:
+    """The items of ``inventory`` that lead into one edition (``locale``, or None for the default
+    one), with addresses relative to that edition's root, named after that edition (``project``)."""
+    prefix = "" if locale is None else f"{locale}/"
+    others = tuple(f"{other}/" for other in locales if other != locale)
+    return Inventory(
+        [
+            type(item)(
+                item.name, item.domain, item.role, item.uri.removeprefix(prefix), item.priority, item.dispname
+            )
+            for item in inventory.values()
+            if item.uri.startswith(prefix) and not (locale is None and item.uri.startswith(others))
+        ],
+        project=project,
+        version=inventory.version,
+    )
+
+
+@event_priority(-30)  # after mkdocstrings (-20) has written this edition's inventory
+def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
+    global _default_inventory
+    path = os.path.join(config.site_dir, INVENTORY)
+    i18n = _i18n(config)
+    if i18n is None or not os.path.exists(path):
+        return env
+    locale = _edition(config)
+    with open(path, "rb") as file:
+        inventory = Inventory.parse_sphinx(file)
+    others = [language for language in i18n.build_languages if language != i18n.default_language]
+    written = edition_inventory(inventory, locale, others, config.site_name).format_sphinx()
+    if locale is None:
+        _default_inventory = written
+    else:
+        os.makedirs(os.path.join(config.site_dir, locale), exist_ok=True)
+        with open(os.path.join(config.site_dir, locale, INVENTORY), "wb") as file:
+            file.write(written)
+    return env
+
+
 @event_priority(-200)  # after the i18n plugin (-100) has written the merged index
 def on_post_build(config: MkDocsConfig) -> None:
     i18n = _i18n(config)
@@ -142,6 +196,9 @@ def on_post_build(config: MkDocsConfig) -> None:
     if _default_404 is not None:
         with open(os.path.join(config.site_dir, "404.html"), "w", encoding="utf-8") as file:
             file.write(_default_404)
+    if _default_inventory is not None:
+        with open(os.path.join(config.site_dir, INVENTORY), "wb") as file:
+            file.write(_default_inventory)
     root_index = os.path.join(config.site_dir, "search", "search_index.json")
     if not os.path.exists(root_index):
         return

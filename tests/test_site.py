@@ -844,3 +844,33 @@ def test_each_404_page_speaks_its_edition_and_switches_to_the_edition_homes(buil
         assert html.count(f'<a href="{home}" data-edition-home>') == 1, path  # a way back home
         links = re.findall(r'<a href="([^"]*)" hreflang="([\w-]+)" class="md-select__link">', html)
         assert links == [("/", "zh"), ("/en/", "en")], (path, links)
+
+
+def test_each_edition_has_its_own_api_inventory(built_site):
+    """``objects.inv`` is how other projects link to the API (mkdocstrings, Sphinx's intersphinx).
+    Every edition wrote it into the site root, the last one winning: the root inventory led into
+    the English edition only, and the English edition had none of its own."""
+    from mkdocstrings import Inventory
+
+    site = built_site.path
+    folders = {"zh": site, "en": site / "en"}
+    inventories = {}
+    for edition, folder in folders.items():
+        with open(folder / "objects.inv", "rb") as file:
+            inventories[edition] = Inventory.parse_sphinx(file)
+    assert len(inventories["zh"]) > 100
+    assert set(inventories["zh"]) == set(inventories["en"])
+    assert (inventories["zh"].project, inventories["en"].project) == (
+        mkdocs_config()["site_name"],
+        "The Harness Book · Chapter 6: The Minimal Context Packet",
+    )
+    for edition, folder in folders.items():
+        pages: dict[Path, str] = {}
+        for item in inventories[edition].values():
+            path, _, anchor = item.uri.partition("#")
+            assert not path.startswith(("/", "en/")), f"{edition}: {item.uri} is not inside the edition"
+            page = folder / path / "index.html"
+            assert page.is_file(), f"{edition}: {item.uri}: no page"
+            if page not in pages:
+                pages[page] = page.read_text(encoding="utf-8")
+            assert f'id="{html.escape(anchor)}"' in pages[page], f"{edition}: {item.uri}: no such id"
