@@ -170,6 +170,19 @@ def test_help_and_version_go_to_the_given_standard_output(argv, capsys):
     assert capsys.readouterr() == ("", "")
 
 
+def test_help_is_never_coloured():
+    """Python 3.14's argparse colours help and usage when ``sys.stdout`` is a terminal, even for
+    text written to another stream (``main(stdout=...)``, a file): every parser of the command
+    line turns it off. (The attribute exists from 3.14; this checks the parsers set it.)"""
+    from harnessbook.cli import _parser
+
+    parser = _parser(io.StringIO(), io.StringIO())
+    subparsers = next(action for action in parser._actions if action.choices and action.dest == "command")
+    assert isinstance(subparsers.choices, dict)
+    for each in (parser, *subparsers.choices.values()):
+        assert each.color is False
+
+
 class _Full(io.StringIO):
     def write(self, text: str) -> int:
         raise OSError(28, "No space left on device")

@@ -22,6 +22,6 @@ __all__ = [
     "load_schema",
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 """The package's version, written only here: pyproject.toml reads it (hatch's dynamic version)
 and ``harnessbook --version`` prints it."""

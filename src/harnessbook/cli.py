@@ -326,6 +326,12 @@ class _Parser(argparse.ArgumentParser):
     out: TextIO | None = None
     err: TextIO | None = None
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Python 3.14's argparse colours help and usage when sys.stdout is a terminal, whatever
+        # stream the text goes to: plain text on every version (no attribute before 3.14).
+        self.color = False
+
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         # argparse exits 2 on a usage error; 2 means an invalid request here. A message that
         # cannot be written (standard error closed, or full) is dropped: the exit code says it.
