@@ -76,9 +76,9 @@ def cold_files(root: Path = ROOT) -> frozenset[str]:
     return frozenset(cold)
 
 
-def recorded_seconds() -> dict[str, float]:
+def recorded_seconds(path: Path = RECORDED_FILE) -> dict[str, float]:
     try:
-        data = json.loads(RECORDED_FILE.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return {str(k): float(v) for k, v in data.items()} if isinstance(data, dict) else {}
@@ -183,22 +183,36 @@ class RunSeconds:
         return LongestFirstFileScheduling(self.config, log, tests=self.cached(), files=recorded_seconds())
 
 
-def main() -> int:
-    """Write the cached seconds (``.pytest_cache``), summed by file, to tests/file_seconds.json."""
-    cached = ROOT / ".pytest_cache" / "v" / CACHE_KEY
+def main(root: Path = ROOT, recorded_file: Path = RECORDED_FILE) -> int:
+    """Write the cached seconds (``.pytest_cache``), summed by file, to tests/file_seconds.json.
+
+    Refused, the file unchanged, when the cache lacks a file the file records that still exists:
+    the cache of a fresh clone after a few single-file runs would have shrunk the schedule to
+    those files.
+    """
+    cached = root / ".pytest_cache" / "v" / CACHE_KEY
     try:
         seconds = json.loads(cached.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        print(f"no seconds in {cached.relative_to(ROOT)}: run `uv run pytest` first", file=sys.stderr)
+        print(f"no seconds in {cached.relative_to(root)}: run `uv run pytest` first", file=sys.stderr)
         return 1
     files: dict[str, float] = defaultdict(float)
     for nodeid, value in seconds.items():
-        if (ROOT / file_of(nodeid)).is_file():
+        if (root / file_of(nodeid)).is_file():
             files[file_of(nodeid)] += value
-    RECORDED_FILE.write_text(
+    missing = sorted(f for f in recorded_seconds(recorded_file) if (root / f).is_file() and f not in files)
+    if missing:
+        print(
+            f"{cached.relative_to(root)} has no seconds for {len(missing)} of the files "
+            f"{recorded_file.name} records ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}): "
+            f"run the whole `uv run pytest` first; {recorded_file.name} is unchanged",
+            file=sys.stderr,
+        )
+        return 1
+    recorded_file.write_text(
         json.dumps({f: round(files[f], 1) for f in sorted(files)}, indent=1) + "\n", encoding="utf-8"
     )
-    print(f"{RECORDED_FILE.relative_to(ROOT)}: {len(files)} files")
+    print(f"{recorded_file.relative_to(root)}: {len(files)} files")
     return 0
 
 

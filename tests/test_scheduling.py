@@ -245,3 +245,22 @@ def test_the_seconds_of_a_run_are_kept_for_the_next(tmp_path: Path):
     again = run("test_two.py", "-n", "0")
     assert set(again) == {"test_one.py::test_a", "test_two.py::test_b", "test_two.py::test_c"}
     assert again["test_one.py::test_a"] == cached["test_one.py::test_a"]
+
+
+def test_the_recorded_seconds_are_never_shrunk_by_a_partial_cache(tmp_path: Path, capsys):
+    """``python -m tests.scheduling`` after a few single-file runs of a fresh clone wrote just
+    those files: it now refuses while a recorded file that exists has no seconds in the cache."""
+    for name in ("test_a.py", "test_b.py"):
+        (tmp_path / name).write_text("def test_x():\n    pass\n", encoding="utf-8")
+    recorded = tmp_path / "file_seconds.json"
+    recorded.write_text('{"gone.py": 9.0, "test_a.py": 1.0, "test_b.py": 2.0}\n', encoding="utf-8")
+    cache = tmp_path / ".pytest_cache" / "v" / scheduling.CACHE_KEY
+    cache.parent.mkdir(parents=True)
+    cache.write_text(json.dumps({"test_a.py::test_x": 0.5}), encoding="utf-8")
+    assert scheduling.main(tmp_path, recorded) == 1
+    assert "no seconds for 1 of the files" in capsys.readouterr().err
+    assert json.loads(recorded.read_text(encoding="utf-8"))["test_b.py"] == 2.0  # unchanged
+    # With every recorded file that exists in the cache, the file is written anew (gone.py goes).
+    cache.write_text(json.dumps({"test_a.py::test_x": 0.5, "test_b.py::test_x": 0.25}), encoding="utf-8")
+    assert scheduling.main(tmp_path, recorded) == 0
+    assert json.loads(recorded.read_text(encoding="utf-8")) == {"test_a.py": 0.5, "test_b.py": 0.2}
