@@ -751,6 +751,16 @@ def suite_report(suite: dict[str, Any]) -> list[str]:
     return lines
 
 
+SECTION_NAMES = {
+    "book": "the book's build",
+    "page_weight": "page weight",
+    "playground": "the playground",
+    "lighthouse_quiet": "Lighthouse on a quiet machine",
+    "suite": "the test suite (`--suite`)",
+}
+"""The sections only a full run measures (``--quick`` skips them; the suite needs ``--suite``)."""
+
+
 def report(figures: dict[str, Any], command: str) -> str:
     b = figures["builder"]
     lines = [
@@ -760,6 +770,16 @@ def report(figures: dict[str, Any], command: str) -> str:
         f"Command: `{command}`. The builder's figures are the median of {b['rounds']} rounds, each "
         "taking the best of several runs; a ratio compares figures of the same round, and the range "
         "after a headline figure is its spread (lowest to highest round).",
+        *(
+            [
+                "",
+                "Not measured by this command, kept from the last run that measured them: "
+                + ", ".join(SECTION_NAMES[key] for key in figures["kept"])
+                + ".",
+            ]
+            if figures.get("kept")
+            else []
+        ),
         "",
         "## Builder throughput and scaling",
         "",
@@ -953,6 +973,17 @@ def main(argv: list[str] | None = None) -> int:
             figures["lighthouse_quiet"] = lighthouse_figures(site_dir)
             if args.suite:
                 figures["suite"] = suite_figures()
+    if not args.no_write:
+        # What this command did not measure (the book with --quick, the suite without --suite)
+        # stays as the last run that measured it left it, and the report says so: a quick run
+        # wiped the sections README and CONTRIBUTING cite.
+        try:
+            stored = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            stored = {}
+        kept = [key for key in SECTION_NAMES if key not in figures and key in stored]
+        figures.update({key: stored[key] for key in kept})
+        figures["kept"] = kept
     text = report(figures, command)
     print(text)
     if not args.no_write:
