@@ -962,10 +962,28 @@ class Interrupted(io.StringIO):
         raise KeyboardInterrupt
 
 
-def test_ctrl_c_exits_130_without_a_word():
-    """Mutant: the key of the ``interrupted`` exit code changed."""
+def test_ctrl_c_exits_130_without_a_word(monkeypatch):
+    """Mutant: the key of the ``interrupted`` exit code changed. As the command (no ``stdout``
+    given), which points file descriptor 1 at /dev/null: recorded here, not done."""
+    import harnessbook.cli
+
+    quieted: list[bool] = []
+    monkeypatch.setattr(harnessbook.cli, "_quiet_stdout", lambda: quieted.append(True))
     out, err = io.StringIO(), io.StringIO()
-    assert main(["build", "-"], stdin=Interrupted(), stdout=out, stderr=err) == 130
+    monkeypatch.setattr("sys.stdout", out)
+    assert main(["build", "-"], stdin=Interrupted(), stderr=err) == 130
+    assert (out.getvalue(), err.getvalue(), quieted) == ("", "", [True])
+
+
+def test_a_program_that_gives_the_streams_gets_its_ctrl_c_back(monkeypatch):
+    """Run inside another program (its streams given), ``main`` leaves Ctrl-C to it and touches
+    nothing outside the streams: it returned 130 and pointed the caller's fd 1 at /dev/null."""
+    import harnessbook.cli
+
+    monkeypatch.setattr(harnessbook.cli, "_quiet_stdout", lambda: pytest.fail("fd 1 was redirected"))
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        main(["build", "-"], stdin=Interrupted(), stdout=out, stderr=err)
     assert (out.getvalue(), err.getvalue()) == ("", "")
 
 

@@ -416,7 +416,14 @@ def main(
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:
-    """Run the command line and return its exit code (see [`EXIT_CODES`][harnessbook.cli.EXIT_CODES])."""
+    """Run the command line and return its exit code (see [`EXIT_CODES`][harnessbook.cli.EXIT_CODES]).
+
+    Without ``stdout``, ``main`` is the command itself and acts on the process: it sets
+    ``sys.stdout`` to UTF-8, and when Ctrl-C stops it or standard output fails, it points file
+    descriptor 1 at ``/dev/null`` (so nothing fails again at exit) and returns 130 or its code.
+    A program that runs it in its own process passes the streams it reads (``stdin``,
+    ``stdout``, ``stderr``): then nothing outside them changes, and Ctrl-C reaches the caller.
+    """
     own_stdout = stdout is None
     if stdout is None:
         stdout = sys.stdout  # None when the shell closed it (`>&-`)
@@ -427,11 +434,12 @@ def main(
         stdin = sys.stdin
     if stderr is None:
         stderr = sys.stderr
+    if not own_stdout:
+        return _main(argv, stdin, stdout, stderr, own_stdout)
     try:
         return _main(argv, stdin, stdout, stderr, own_stdout)
     except KeyboardInterrupt:
-        if own_stdout:
-            _quiet_stdout()
+        _quiet_stdout()
         return EXIT_CODES["interrupted"]
 
 
