@@ -156,6 +156,17 @@ def field_page_problems(path: Path, field: Field) -> list[str]:
         problems.append(f"{name}: no facts table before the {{#rules}} section")
     elif field.key not in "".join(table):
         problems.append(f"{name}: the facts table does not give the JSON path of {field.key}")
+    # The page's <title> and og:title (overrides/main.html): its JSON path, as its table gives it.
+    path_row = re.search(
+        r"^\|[ \t]*(?:JSON path|JSON 路径)[ \t]*\|[ \t]*`(?:\$\.)?([^`]+)`", before_rules, re.M
+    )
+    front = re.match(r"---\n(.*?)\n---\n", text, re.S)
+    titled = re.search(r"^json_path:[ \t]*(\S+)[ \t]*$", front[1], re.M) if front else None
+    if path_row is not None and (titled is None or titled[1] != path_row[1]):
+        problems.append(
+            f"{name}: front matter json_path must be the table's JSON path {path_row[1]!r} "
+            f"(the page's title), found {titled[1] if titled else None!r}"
+        )
     errors = section(text, "errors")
     errors_fences = scan_fences(errors)
     if field.kind == "request":
@@ -214,6 +225,7 @@ def test_the_index_lists_every_field_page():
 
 GOOD_FIELD_PAGE = """---
 description: x
+json_path: candidates[].kind
 ---
 
 # `kind` {#kind}
@@ -277,6 +289,8 @@ BROKEN_FIELD_PAGES = {
     ),
     "table": (("| JSON path | `candidates[].kind` |\n", ""), "no facts table"),
     "json-path": (("`candidates[].kind`", "`candidates[]`"), "does not give the JSON path"),
+    "title": (("json_path: candidates[].kind\n", "json_path: kind\n"), "front matter json_path must be"),
+    "no-title": (("json_path: candidates[].kind\n", ""), "front matter json_path must be"),
 }
 
 
@@ -358,6 +372,15 @@ def test_built_field_page(built_site, field: Field, edition: str):
     ids = set(document.xpath("//@id"))
     missing = [i for i in [field.key.lower(), *SECTIONS] if i not in ids]
     assert not missing, f"/{edition}{field.url}: no element with id {missing}"
+    # Titled by its JSON path (front matter json_path, checked against its table above).
+    source = (DOCS / (field.page if edition == "" else field.english)).read_text(encoding="utf-8")
+    json_path = re.search(r"^json_path:[ \t]*(\S+)", source, re.M)
+    assert json_path is not None
+    title = document.xpath("string(//title)")
+    og_title = document.xpath('string(//meta[@property="og:title"]/@content)')
+    assert (title.split(" - ")[0], og_title) == (json_path[1], json_path[1]), (
+        f"/{edition}{field.url}: {title!r}"
+    )
     headings = document.xpath('//h2[@id="docstring"]')
     assert headings
     # The docstring section: everything after its heading, up to the next h2 (or the article's end).

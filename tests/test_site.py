@@ -874,3 +874,16 @@ def test_each_edition_has_its_own_api_inventory(built_site):
             if page not in pages:
                 pages[page] = page.read_text(encoding="utf-8")
             assert f'id="{html.escape(anchor)}"' in pages[page], f"{edition}: {item.uri}: no such id"
+
+
+@pytest.mark.parametrize("edition", ["zh", "en"])
+def test_every_page_of_an_edition_has_its_own_title(built_site, edition):
+    """A browser tab, a search result and a shared link show a page's <title>: two field pages
+    were both titled `budgetUnits` (the request's and packet's)."""
+    titles: dict[str, list[str]] = {}
+    for page in edition_pages(built_site.path, edition):
+        match = re.search(r"<title>(.*?)</title>", page.read_text(encoding="utf-8"), re.S)
+        assert match, page
+        titles.setdefault(match[1].strip(), []).append(page_url(built_site.path, page))
+    shared = {title: urls for title, urls in titles.items() if len(urls) > 1}
+    assert len(titles) > 40 and not shared, shared

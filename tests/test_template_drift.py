@@ -34,6 +34,14 @@ PARTIALS: dict[str, list[tuple[str, str]]] = {
     # a line that leads back to the edition's home page (hooks/search_per_edition.py sets it).
     "404.html": [
         (
+            "{% block content %}\n",
+            "{#- Added: its own title (it had the home page's, the site's name alone). -#}\n"
+            + "{% block htmltitle %}\n"
+            + '  <title>{{ "404 - 页面不存在" if config.theme.language == "zh" else "404 - Not found" }} - {{ config.site_name }}</title>\n'
+            + "{% endblock %}\n"
+            + "{% block content %}\n",
+        ),
+        (
             "<h1>404 - Not found</h1>\n",
             '<h1>{{ "404 - 页面不存在" if config.theme.language == "zh" else "404 - Not found" }}</h1>\n'
             + "  {#- Added: a way on. The page answers at any depth: hooks/search_per_edition.py points the link\n"
@@ -176,6 +184,14 @@ HOME_TEST = (
 )
 """main.html's htmltitle block: Material's, with the home page test of its Open Graph block."""
 
+JSON_PATH_TITLE = (
+    "{% if page.meta and page.meta.title %}\n",
+    "{% if page.meta and page.meta.json_path %}\n"
+    "<title>{{ page.meta.json_path }} - {{ config.site_name }}</title>\n"
+    "{% elif page.meta and page.meta.title %}\n",
+)
+"""main.html's htmltitle block: a field page is titled by its JSON path (front matter json_path)."""
+
 
 def test_main_htmltitle_is_materials_block_with_the_home_page_test():
     def block(template: str) -> str:
@@ -184,7 +200,7 @@ def test_main_htmltitle_is_materials_block_with_the_home_page_test():
         return "".join(line.strip() + "\n" for line in match.group(1).splitlines() if line.strip())
 
     original = block((MATERIAL / "base.html").read_text(encoding="utf-8"))
-    expected = apply(original, [HOME_TEST], "base.html (block htmltitle)")
+    expected = apply(original, [JSON_PATH_TITLE, HOME_TEST], "base.html (block htmltitle)")
     actual = block((OVERRIDES / "main.html").read_text(encoding="utf-8"))
     assert actual == expected, diff(expected, actual, "main.html (block htmltitle)")
 
