@@ -177,10 +177,13 @@ def test_a_detail_with_a_callers_source_is_isolated_too():
     assert re.search("\u2068[^\u2069]*s:\u202ee[^\u2069]*\u2069", svg), svg
 
 
-def test_characters_xml_forbids_are_replaced():
+def test_characters_xml_forbids_are_shown_as_escapes():
+    """Each as its JSON escape, as the command line prints it (U+FFFD hid which it was)."""
     result = build_context_packet(request([candidate("nul\x00bell\x07"), candidate("lone\ud800")]))
     text = shown_text(parse(render_svg(result, "en")))
-    assert "nul\ufffdbell\ufffd" in text and "lone\ufffd" in text
+    assert "nul\\u0000bell\\u0007" in text and "lone\\ud800" in text
+    table = render_table(result, "en")
+    assert "nul\\u0000bell\\u0007" in table and "lone\\ud800" in table
 
 
 def test_long_ids_are_cut_with_the_whole_id_in_a_title():
@@ -429,7 +432,7 @@ def test_markdown_table_replaces_what_no_text_file_can_hold():
     result = build_context_packet(request([candidate("lone\ud800nul\x00")]))
     table = render_table(result, "en", "markdown")
     table.encode("utf-8")  # a lone surrogate cannot be encoded
-    assert "`lone\ufffdnul\ufffd`" in table
+    assert "`lone\\ud800nul\\u0000`" in table
 
 
 UNHASHABLE: Any = []  # a lang of the wrong type, from a caller that ignores the annotations

@@ -147,12 +147,13 @@ def _words(lang: str) -> dict[str, str]:
 
 
 # Characters XML 1.0 does not allow (C0 controls but tab and newline, lone surrogates,
-# U+FFFE/U+FFFF). JSON can carry them; the figure shows U+FFFD in their place.
+# U+FFFE/U+FFFF). JSON can carry them; the figure shows each as its \uXXXX escape, as the CLI's
+# JSON and the builder's problems do (U+FFFD said only that something was there).
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _clean(text: object) -> str:
-    return _NOT_XML.sub("\ufffd", str(text))
+    return _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04x}", str(text))
 
 
 def _esc(text: object) -> str:

@@ -76,7 +76,7 @@ def render_table(
             return words["no_candidates"]
 
         def cell(text: str) -> str:
-            text = _clean(text)  # as in the HTML table: U+FFFD for what no text file can hold
+            text = _clean(text)  # as in the HTML table: an escape for what no text file can hold
             if _NOT_IN_A_CODE_SPAN.search(text):
                 # A pipe ends a cell (in GitHub's tables, even inside a code span), a line break
                 # ends the row, and a code span strips surrounding spaces: inline HTML, with
