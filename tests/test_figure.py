@@ -30,7 +30,8 @@ from harnessbook.figure import (
     render_svg,
     render_table,
 )
-from harnessbook.figure._svg import INNER, PAD, TITLE_WIDTH, _width
+from harnessbook.figure._svg import CELLS, INNER, PAD, TITLE_WIDTH, _width
+from harnessbook.figure.packet import _step
 from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -310,6 +311,17 @@ def test_segments_follow_processing_order_then_the_remainder():
     assert len(grid) == 9  # one line between each two of the 10 cells
 
 
+def _smallest_125_step(budget: int) -> int:
+    """Brute force: the smallest 1, 2 or 5 times a power of ten that draws the budget in 40 cells."""
+    steps = sorted(factor * 10**power for power in range(20) for factor in (1, 2, 5))
+    return next(step for step in steps if -(-budget // step) <= CELLS)
+
+
+@pytest.mark.parametrize("budget", [1, 39, 40, 41, 80, 81, 100, 101, 199, 200, 201, 5000, 10**9, 2**53 - 1])
+def test_the_cell_step_is_the_smallest_1_2_5_step_that_fits(budget):
+    assert _step(budget) == (1 if budget <= CELLS else _smallest_125_step(budget))
+
+
 def test_huge_budget_is_scaled_and_says_so():
     result = build_context_packet(
         request([candidate("big", size=400_000_000), candidate("small", size=1)], budget=1_000_000_000)
@@ -405,6 +417,8 @@ MARKDOWN_IDS = [
     "<&>",
     "``x``",
     "`edge`",
+    "x`",  # a backtick at one end only: the span needs its padding space at either end
+    "`y",
     " sp ace ",
     "&amp;",
     "x\n# Injected heading",
@@ -552,6 +566,16 @@ def test_problems_cut_at_the_bound_count_them_all():
         assert html.endswith("</ol>\n<p>… and 80 more problems</p>\n</div>")
         assert "the whole request" not in html
     assert "共 180 个问题" in render_problems(error.problems, "zh")
+
+
+def test_one_problem_over_the_bound_is_counted_in_the_singular_line():
+    """Exactly 101 problems end with "… and 1 more problem" (singular): read as the summary line,
+    not shown as a 101st problem of "the whole request"."""
+    error = InvalidRequestError([f"$.candidates[{n}]: must be an object" for n in range(101)])
+    assert error.problems[-1] == "… and 1 more problem"
+    html = render_problems(error.problems, "en")
+    assert "with 101 problems" in html and html.count("<li>") == 100
+    assert html.endswith("</ol>\n<p>… and 1 more problem</p>\n</div>")
 
 
 @pytest.mark.parametrize("budget", [float("inf"), float("nan"), 10**400])
