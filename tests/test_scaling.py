@@ -5,6 +5,10 @@ The builder runs on n and 4n candidates full of conflict declarations while
 subclass whose ``__eq__`` and ``__hash__`` are Python functions, so a hidden quadratic scan
 (``target in some_list`` over ids, which runs in C without a call event) is counted too.
 Linear work gives a ratio near 4; a pairwise lookup would give about 16.
+
+Validation hands the rules a plain copy of a request that holds subclasses, so the rules
+would never see a counted id: the tests below let the rules build from the request as given,
+once the real validation has accepted it (``counted_ids_reach_the_rules``).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 import pytest
 
 from harnessbook import InvalidRequestError, build_context_packet, validate_request
+from harnessbook.context_packet import builder
 
 
 class CountedId(str):
@@ -125,6 +130,33 @@ def test_the_workload_exercises_every_rule():
     assert len(caught.value.problems) > 40
 
 
+@pytest.fixture
+def counted_ids_reach_the_rules(monkeypatch: pytest.MonkeyPatch) -> list[type]:
+    """The builder validates with the real validation, then builds from the request as given
+    (its counted ids), not from the plain copy validation makes; returns the types of the ids
+    the provenance gate was given."""
+    real_validated, real_gate = builder._validated, builder.provenance_gate
+    seen: list[type] = []
+
+    def validated_as_given(request: Any) -> Any:
+        real_validated(request)  # raises for an invalid request, as the builder does
+        return request
+
+    def gate(candidates: Any) -> Any:
+        seen.extend(type(candidate["id"]) for candidate in candidates[:1])
+        return real_gate(candidates)
+
+    monkeypatch.setattr(builder, "_validated", validated_as_given)
+    monkeypatch.setattr(builder, "provenance_gate", gate)
+    return seen
+
+
+def test_the_rules_see_the_counted_ids(counted_ids_reach_the_rules):
+    build_context_packet(conflict_heavy(40))
+    assert counted_ids_reach_the_rules == [CountedId]
+
+
+@pytest.mark.usefixtures("counted_ids_reach_the_rules")
 @pytest.mark.parametrize(
     "make",
     [
