@@ -7,13 +7,16 @@ does nothing unless ``_Recorder.active`` is set around the call under test.
 from __future__ import annotations
 
 import datetime
+import importlib
 import os
+import pkgutil
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import MutableMapping
 from contextlib import contextmanager
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -202,8 +205,39 @@ CLOCKS = (
 )
 
 
+def _package_modules() -> list[ModuleType]:
+    """Every module of the package, imported (a name bound at import time lives in them)."""
+    import harnessbook
+
+    names = [
+        info.name
+        for info in pkgutil.walk_packages(harnessbook.__path__, "harnessbook.")
+        if not info.name.endswith(".__main__")  # runs the command line when imported
+    ]
+    return [harnessbook, *(importlib.import_module(name) for name in names)]
+
+
 @contextmanager
 def no_clock_no_environment(monkeypatch: pytest.MonkeyPatch):
+    """Every clock and the environment raise: in their modules, and wherever the package bound
+    them by name at import (``from time import monotonic``, ``from os import environ``), which
+    patching the modules alone would not reach."""
+    raising: dict[int, object] = {id(getattr(time, name)): _raise for name in CLOCKS}
+    raising.update(
+        {
+            id(datetime.date): _RaisingDate,
+            id(datetime.datetime): _RaisingDateTime,
+            id(os.environ): RaisingEnviron(),
+            id(os.getenv): _raise,
+            id(os.environb): RaisingEnviron(),
+        }
+    )
+    bound = [
+        (module, name, raising[id(value)])
+        for module in _package_modules()
+        for name, value in vars(module).items()
+        if id(value) in raising
+    ]
     with monkeypatch.context() as patch:
         for name in CLOCKS:
             patch.setattr(time, name, _raise)
@@ -212,6 +246,8 @@ def no_clock_no_environment(monkeypatch: pytest.MonkeyPatch):
         patch.setattr(os, "environ", RaisingEnviron())
         patch.setattr(os, "getenv", _raise)
         patch.setattr(os, "environb", RaisingEnviron(), raising=False)
+        for module, name, replacement in bound:
+            patch.setattr(module, name, replacement)
         yield
 
 
@@ -229,6 +265,24 @@ def test_the_patches_do_raise(monkeypatch):
         with pytest.raises(AssertionError):
             os.environ["HOME"]
     assert callable(time.time) and time.time() > 0  # restored
+
+
+def test_names_bound_from_the_clock_or_the_environment_raise_too(monkeypatch):
+    """A module of the package that imported a clock or the environment by name (a review's
+    mutant: ``from os import environ`` and ``from time import monotonic`` in the builder) keeps
+    the real objects when only ``os`` and ``time`` are patched."""
+    from harnessbook.context_packet import builder
+
+    monkeypatch.setattr(builder, "environ", os.environ, raising=False)
+    monkeypatch.setattr(builder, "monotonic", time.monotonic, raising=False)
+    monkeypatch.setattr(builder, "now_class", datetime.datetime, raising=False)
+    with no_clock_no_environment(monkeypatch):
+        with pytest.raises(AssertionError):
+            builder.environ.get("HOME")  # type: ignore[attr-defined]
+        with pytest.raises(ClockRead):
+            builder.monotonic()  # type: ignore[attr-defined]
+        with pytest.raises(ClockRead):
+            builder.now_class.now()  # type: ignore[attr-defined]
 
 
 def test_a_call_needs_no_clock_and_no_environment(monkeypatch):

@@ -135,7 +135,7 @@ def counted_ids_reach_the_rules(monkeypatch: pytest.MonkeyPatch) -> list[type]:
     """The builder validates with the real validation, then builds from the request as given
     (its counted ids), not from the plain copy validation makes; returns the types of the ids
     the provenance gate was given."""
-    real_validated, real_gate = builder._validated, builder.provenance_gate
+    real_validated, real_gate = vars(builder)["_validated"], vars(builder)["provenance_gate"]
     seen: list[type] = []
 
     def validated_as_given(request: Any) -> Any:
