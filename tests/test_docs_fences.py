@@ -13,6 +13,8 @@ reported instead of vanishing from both sides of the comparison.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -219,3 +221,88 @@ def test_a_good_page_passes(tmp_path: Path):
         encoding="utf-8",
     )
     assert fence_problems(page) == []
+
+
+# --- the evaluators can fail --------------------------------------------------------------------
+
+BROKEN_PAGE = """# Every kind of example, each shown wrong
+
+```console
+$ echo hello
+goodbye
+```
+
+```console
+$ (exit 3)
+$ echo $?
+0
+```
+
+```console
+$ exit 7
+$ echo never
+never
+```
+
+```json title="request.json"
+{"taskAnchor": {}, "budgetUnits": 8, "candidates": []}
+```
+
+```text title="InvalidRequestError"
+$.taskAnchor.goal: not the builder's words
+```
+
+```json title="request.json"
+{"taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "t"}, "budgetUnits": 8, "candidates": []}
+```
+
+```json title="result.json"
+{"state": "ready", "phase": "assembled", "packet": {"taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "t"}, "selected": [], "pointers": [], "usedBudgetUnits": 0, "budgetUnits": 8}, "excluded": [], "unknowns": [], "refresh": [], "evidence": []}
+```
+
+```json title="context-packet-request.schema.json"
+--8<-- "src/harnessbook/schemas/context-packet-result.schema.json"
+```
+"""
+
+BROKEN_PAGE_FAILURES = [
+    "$ echo hello\n--- shown ---\ngoodbye\n--- actual ---\nhello",
+    "$ echo $?\n--- shown ---\n0\n--- actual ---\n3",
+    "expected 2 command outputs, got 1",  # the session ended at `exit 7`
+    "problems differ.\nshown:\n$.taskAnchor.goal: not the builder's words",
+    "result is equal but not formatted as the builder prints it",
+    "context-packet-request.schema.json: snippet src/harnessbook/schemas/context-packet-result.schema.json "
+    "is not that schema file",
+]
+"""What the book's evaluators (docs/conftest.py) report for each example of BROKEN_PAGE: the
+console evaluator, a wrong InvalidRequestError, a result equal but not printed as the builder
+prints it, and a schema fence of the wrong file (the page run-examples shows only the python and
+the result.json failures)."""
+
+
+def test_every_evaluator_fails_an_example_shown_wrong(tmp_path: Path):
+    docs = tmp_path / "docs"
+    (docs / "examples").mkdir(parents=True)  # where console commands run
+    (docs / "conftest.py").write_text((DOCS / "conftest.py").read_text(encoding="utf-8"), encoding="utf-8")
+    (docs / "broken.md").write_text(BROKEN_PAGE, encoding="utf-8")
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:hypothesispytest",
+            "broken.md",
+        ],
+        cwd=docs,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    assert f"{len(BROKEN_PAGE_FAILURES)} failed" in completed.stdout, completed.stdout
+    for failure in BROKEN_PAGE_FAILURES:
+        assert failure in completed.stdout, f"not reported: {failure!r}\n{completed.stdout}"
