@@ -10,17 +10,15 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harnessbook import InvalidRequestError, build_context_packet, load_schema
+from harnessbook import InvalidRequestError, build_context_packet
 from tests.strategies import json_values, near_valid_requests, seed_request
-from tests.support import REQUEST_VALIDATOR, ci_settings
+from tests.support import REQUEST_VALIDATOR, RESULT_VALIDATOR, ci_settings
 
 CI = ci_settings(200)
-RESULT_VALIDATOR = jsonschema.Draft202012Validator(load_schema("result"))
 
 
 def build_or_invalid(value: Any) -> Any:

@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,8 +68,13 @@ def test_auto_workers_never_outnumber_the_named_files():
     """``-n auto --dist loadfile`` keeps each file on one worker, so a command that names one
     file runs it in pytest's own process, and one that names two starts at most two workers."""
     assert _workers_started("tests/test_figure.py") is None
-    # Two workers, or none on a one-core machine; never one per core beyond the two files.
-    assert _workers_started("tests/test_figure.py", "tests/test_cli.py") in (None, "created: 2/2 workers")
+    # Two workers where xdist would start two or more (none where it would start one); never one
+    # per core beyond the two files. (Accepting "none" everywhere let "never parallel" pass.)
+    from xdist.plugin import pytest_xdist_auto_num_workers as per_core  # type: ignore[import-untyped]
+
+    cores = int(per_core(SimpleNamespace(option=SimpleNamespace(numprocesses="auto"))))
+    two = _workers_started("tests/test_figure.py", "tests/test_cli.py")
+    assert two == ("created: 2/2 workers" if cores >= 2 else None), cores
 
 
 # --------------------------------------------------------------------------- worker exit (conftest.py)
