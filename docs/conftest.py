@@ -209,13 +209,15 @@ class ConsoleParser:
     @staticmethod
     def evaluate(example: Example) -> str | None:
         # One bash session per fence, so `cd`, variables and `echo $?` carry over between
-        # commands; a marker line separates each command's output. The marker's printf must
-        # not clobber $?, or a shown `echo $?` would always print 0: save it and restore it.
+        # commands; a marker line, which carries the exit status of the command before it,
+        # separates each command's output. The marker's printf must not clobber $?, or a shown
+        # `echo $?` would always print 0: save it and restore it.
         marker = "__harnessbook_step__"
         script = "\n".join(
-            f"__status=$?; printf '%s\\n' {shlex.quote(marker)}; (exit $__status)\n{command}"
+            f"__status=$?; printf '%s %s\\n' {shlex.quote(marker)} $__status; (exit $__status)\n{command}"
             for command, _ in example.parsed
         )
+        script += f"\n__status=$?; printf '%s %s\\n' {shlex.quote(marker)} $__status"
         completed = subprocess.run(
             ["bash", "-c", script],
             cwd=EXAMPLES,
@@ -225,14 +227,26 @@ class ConsoleParser:
             stderr=subprocess.STDOUT,
             timeout=120,
         )
-        outputs = completed.stdout.decode("utf-8").split(marker + "\n")[1:]
+        # ["", status before command 1, output 1, status of 1, output 2, ..., status of n, ""]; a
+        # command that ended the session leaves no marker after it, nor any output later.
+        parts = re.split(rf"^{marker} (\d+)\n", completed.stdout.decode("utf-8"), flags=re.MULTILINE)
+        markers, outputs = parts[1::2], parts[2::2][: len(example.parsed)]
+        statuses = [int(status) for status in markers[1:]]
         failures = []
-        # A command that killed the session leaves fewer outputs: counted below.
-        for (command, expected), actual in zip(example.parsed, outputs, strict=False):
+        for index, ((command, expected), actual) in enumerate(zip(example.parsed, outputs, strict=False)):
             if actual.rstrip("\n") != expected.rstrip("\n"):
                 failures.append(f"$ {command}\n--- shown ---\n{expected}\n--- actual ---\n{actual.rstrip()}")
-        if len(outputs) != len(example.parsed):
-            failures.append(f"expected {len(example.parsed)} command outputs, got {len(outputs)}")
+            # A command that fails without a word would pass unseen: it must show its output or
+            # be followed by a shown `echo $?`.
+            following = example.parsed[index + 1][0].strip() if index + 1 < len(example.parsed) else ""
+            status = statuses[index] if index < len(statuses) else 0
+            if status != 0 and not expected.strip() and following != "echo $?":
+                failures.append(
+                    f"$ {command}\nexited {status} with nothing shown (show its output or `echo $?`)"
+                )
+        if len(markers) != len(example.parsed) + 1:
+            ended = example.parsed[len(markers) - 1][0] if markers else "(before the first command)"
+            failures.append(f"the session ended during `$ {ended}`: the commands after it did not run")
         return "\n\n".join(failures) or None
 
 

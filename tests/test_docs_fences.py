@@ -244,6 +244,12 @@ $ echo never
 never
 ```
 
+```console
+$ false
+$ echo "a failure without a word, and no echo $? after it"
+a failure without a word, and no echo $? after it
+```
+
 ```json title="request.json"
 {"taskAnchor": {}, "budgetUnits": 8, "candidates": []}
 ```
@@ -268,14 +274,15 @@ $.taskAnchor.goal: not the builder's words
 BROKEN_PAGE_FAILURES = [
     "$ echo hello\n--- shown ---\ngoodbye\n--- actual ---\nhello",
     "$ echo $?\n--- shown ---\n0\n--- actual ---\n3",
-    "expected 2 command outputs, got 1",  # the session ended at `exit 7`
+    "the session ended during `$ exit 7`",
+    "$ false\nexited 1 with nothing shown",
     "problems differ.\nshown:\n$.taskAnchor.goal: not the builder's words",
     "result is equal but not formatted as the builder prints it",
     "context-packet-request.schema.json: snippet src/harnessbook/schemas/context-packet-result.schema.json "
     "is not that schema file",
 ]
 """What the book's evaluators (docs/conftest.py) report for each example of BROKEN_PAGE: the
-console evaluator, a wrong InvalidRequestError, a result equal but not printed as the builder
+console evaluator (wrong output, a session that ends early, a command that fails without a word), a wrong InvalidRequestError, a result equal but not printed as the builder
 prints it, and a schema fence of the wrong file (the page run-examples shows only the python and
 the result.json failures)."""
 
