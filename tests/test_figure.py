@@ -831,3 +831,15 @@ def test_the_docstring_examples_run():
         attempted += outcome.attempted
         assert outcome.failed == 0
     assert attempted >= 4
+
+
+def test_a_problem_without_a_path_and_colon_belongs_to_the_whole_request():
+    """A path is read only when ": " follows it (a review's mutant that dropped the check passed)."""
+    html = render_problems(["$.budgetUnits is wrong", "$.budgetUnits: must be an integer"], "en")
+    assert "<li><em>the whole request</em> $.budgetUnits is wrong</li>" in html
+    assert "<li><code>$.budgetUnits</code> must be an integer</li>" in html
+
+
+def test_no_problems_are_counted_in_the_plural():
+    assert "with 0 problems," in render_problems([], "en")
+    assert "with 1 problem," in render_problems(["$: x"], "en")
