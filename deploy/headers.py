@@ -245,11 +245,14 @@ def rules_for(site: Path, site_url: str, editions: Iterable[str] = (), scanned: 
 def netlify_headers(rules: Rules) -> str:
     """``_headers`` (Netlify, Cloudflare Pages): every path gets the security headers.
 
-    Cache-Control is set only on the immutable files: both hosts already answer everything
-    else with ``max-age=0, must-revalidate`` (revalidation), and a second Cache-Control rule
-    matching the same path would be joined to the first, not replace it.
+    Its paths are those of the uploaded folder, which both hosts serve at their own root, so
+    the site's path (``/harness/`` of its address) is not in them: with it no rule matched, and
+    a site under a sub-path got no header at all. Cache-Control is set only on the immutable
+    files: both hosts already answer everything else with ``max-age=0, must-revalidate``
+    (revalidation), and a second Cache-Control rule matching the same path would be joined to
+    the first, not replace it.
     """
-    base = rules.base_path
+    base = "/"
     lines = ["# Generated at build time by deploy/headers.py (hooks/publish.py). Do not edit.", f"{base}*"]
     lines += [f"  {name}: {value}" for name, value in rules.headers.items()]
     for directory in rules.immutable_dirs:

@@ -145,13 +145,23 @@ def test_published_robots_txt_names_the_published_sitemap(published_site: Path):
     assert text == f"User-agent: *\nAllow: /\n\nSitemap: {PUBLISHED}sitemap.xml\n"
 
 
-def test_published_headers_are_under_the_site_path(published_site: Path):
+def test_published_headers_are_under_the_site_path_in_nginx_and_the_folders_root_in_headers(
+    published_site: Path,
+):
+    """nginx serves the site at its path (``/harness/``). Netlify and Cloudflare Pages serve the
+    uploaded folder at their own root and match ``_headers`` against the folder's paths: rules
+    under ``/harness/`` matched nothing there, and the site got no security header at all."""
     text = (published_site / "_headers").read_text(encoding="utf-8")
     rules = [line for line in text.splitlines() if line and not line.startswith((" ", "#"))]
-    assert rules[0] == "/harness/*"
-    assert all(rule.startswith("/harness/") for rule in rules), rules
+    assert rules[0] == "/*"
+    assert not any(rule.startswith("/harness/") for rule in rules), rules
+    immutable = [rule for rule in rules[1:] if rule.startswith("/assets/")]
+    assert immutable and all(
+        (published_site / rule.removeprefix("/").removesuffix("*")).exists() for rule in immutable
+    )
     nginx = (published_site / headers.NGINX_HEADERS).read_text(encoding="utf-8")
     assert "error_page 404 /harness/en/404.html;" in nginx
+    assert "location ^~ /harness/" in nginx or "location /harness/" in nginx, nginx[:500]
 
 
 def test_repo_url_adds_the_source_link_and_edit_buttons_but_no_api_request(published_site: Path):
