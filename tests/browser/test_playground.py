@@ -24,6 +24,7 @@ import pytest
 from harnessbook import InvalidRequestError, build_context_packet, demo_request
 from harnessbook.cli import _escape_in_output, _parse_text, _Unreadable
 from tests import soup
+from tests.browser.pixels import edge_shadows
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -838,6 +839,13 @@ def test_the_playground_draws_the_pages_figure_after_every_run(reader_page, site
     assert svg.evaluate(SVG_TEXTS) == python_svg_texts(result, edition)
     assert output.locator("[data-playground-table] tbody tr").count() == len(result["evidence"])
     assert svg.bounding_box()["width"] <= 340
+    # At 360 px the decision table scrolls sideways in Material's wrapper, as a page's do, and
+    # its right edge shows the shadow that says so (it was cut mid-word, with nothing to say).
+    box = output.locator("[data-playground-table] .md-typeset__scrollwrap")
+    assert box.count() == 1
+    box.scroll_into_view_if_needed()
+    assert box.evaluate("box => box.scrollWidth > box.clientWidth + 40")
+    assert edge_shadows(page, box) == (False, True)
     # Another run redraws it.
     edited = demo_request()
     edited["budgetUnits"] = 2

@@ -534,7 +534,17 @@
     figure.appendChild(document.importNode(svg, true));
     var table = element("div", { class: "hb-decisions", "data-playground-table": "" });
     parts.forEach(function (part) {
-      table.appendChild(document.importNode(part, true));
+      var node = document.importNode(part, true);
+      if (node.localName === "table") {
+        // In Material's own wrapper, as the page's tables are: it scrolls sideways on a phone,
+        // with the shadows that say so (extra.css), and a11y.js makes it focusable.
+        var scroll = element("div", { class: "md-typeset__scrollwrap" });
+        var inner = element("div", { class: "md-typeset__table" });
+        inner.appendChild(node);
+        scroll.appendChild(inner);
+        node = scroll;
+      }
+      table.appendChild(node);
     });
     return [figure, table];
   }
