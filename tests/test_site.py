@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import os
@@ -890,3 +891,39 @@ def test_every_page_of_an_edition_has_its_own_title(built_site, edition):
         titles.setdefault(match[1].strip(), []).append(page_url(built_site.path, page))
     shared = {title: urls for title, urls in titles.items() if len(urls) > 1}
     assert len(titles) > 40 and not shared, shared
+
+
+@pytest.mark.parametrize("word", ["指针", "出处", "预算"])
+def test_a_chinese_word_finds_only_pages_that_hold_it(built_site, tmp_path, word):
+    """Material's search worker cut a Chinese query before its last character: 指针 was searched
+    as 指 and found every page with the character (hooks/cjk_search.py fixes the worker)."""
+    found = material_search(built_site.path, "zh", [word], tmp_path)[word]
+    assert found, word
+    lacking = [
+        location
+        for location in found
+        if word not in (built_site.path / location / "index.html").read_text(encoding="utf-8")
+    ]
+    assert lacking == [], f"{word!r} found pages without it: {lacking}"
+
+
+def test_every_page_loads_the_fixed_search_worker(built_site):
+    from hooks import cjk_search
+
+    workers = built_site.path / cjk_search.WORKERS
+    (worker,) = workers.glob("search.*.min.js")
+    text = worker.read_text(encoding="utf-8")
+    assert all(new in text and old not in text for old, new in cjk_search.FIXES)
+    assert worker.name == f"search.{hashlib.sha256(text.encode()).hexdigest()[:8]}.min.js"
+    pointing = re.compile(r'"search": "[^"]*/?workers/(search\.[0-9a-f]{8}\.min\.js)"')
+    pages = html_pages(built_site.path)
+    named = {match[1] for page in pages for match in pointing.finditer(page.read_text(encoding="utf-8"))}
+    assert named == {worker.name}
+
+
+def test_the_worker_fix_fails_the_build_when_material_changes():
+    from hooks import cjk_search
+    from mkdocs.exceptions import PluginError
+
+    with pytest.raises(PluginError, match="no longer holds"):
+        cjk_search.patch("function fe(t,e){}")

@@ -13,6 +13,7 @@ pytestmark = pytest.mark.browser
 
 BUDGET_PAGE = "reference/request/budgetUnits/"
 BUDGET_PAGES = [BUDGET_PAGE, "reference/result/packet/budgetUnits/"]  # the request's and the result's
+POINTERS_PAGE = "reference/result/packet/pointers/"
 
 
 def goto(page, url: str) -> None:
@@ -72,8 +73,9 @@ def search(page, site_url: str, edition_root: str, term: str) -> list[str]:
     [
         ("", "预算", BUDGET_PAGES),
         ("en/", "budget", ["en/" + p for p in BUDGET_PAGES]),
+        ("", "指针", [POINTERS_PAGE]),  # searched as 指 alone before hooks/cjk_search.py
     ],
-    ids=["zh-预算", "en-budget"],
+    ids=["zh-预算", "en-budget", "zh-指针"],
 )
 def test_search_finds_the_budget_pages_in_the_readers_edition(
     new_page, site_url: str, browser_report, edition_root: str, term: str, expected: list[str]
