@@ -240,3 +240,35 @@ def test_search_index_loads_only_when_the_reader_searches(new_page, site_url: st
     assert index_requests == [urljoin(site_url, edition_root + "search/search_index.json")]
     assert [url for url in log.requests if "/workers/search." in url]
     assert log.problems() == []
+
+
+FRAGMENT_ADDRESSES = [
+    "en/reference/request/candidates/kind/#example",
+    "reference/request/candidates/kind/#example",
+    "chapters/06-context-packet/test-paths/#conflict-refresh",
+]
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+@pytest.mark.parametrize("address", FRAGMENT_ADDRESSES)
+def test_an_address_with_a_fragment_lands_on_its_heading(new_page, site_url: str, address: str, width: int):
+    """Below examples whose tab sets are laid out only near the screen (content-visibility), the
+    heading of #example ended 331 px above the screen on a phone (a11y.js scrolls again)."""
+    page, log = new_page(viewport={"width": width, "height": 740})
+    page.goto(urljoin(site_url, address))
+    page.wait_for_load_state("load")
+    ident = address.split("#", 1)[1]
+
+    def top() -> float:
+        return page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", ident)
+
+    # Read until two reads 200 ms apart agree (at most 5 s): where the reader is left.
+    seen, before = top(), None
+    for _ in range(25):
+        if before is not None and abs(seen - before) < 1:
+            break
+        page.wait_for_timeout(200)
+        seen, before = top(), seen
+    header = page.evaluate("() => document.querySelector('.md-header').getBoundingClientRect().bottom")
+    assert header <= seen <= header + 60, f"#{ident} at {seen:.0f} px, the header ends at {header:.0f} px"
+    assert log.problems() == []

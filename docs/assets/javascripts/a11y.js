@@ -51,3 +51,36 @@
   new MutationObserver(queue).observe(document.body, { childList: true, subtree: true });
   window.addEventListener("resize", queue);
 })();
+
+// An address with a #fragment below examples (#example on a field page) landed hundreds of
+// pixels past its heading on a phone: the tab sets above it are laid out only near the screen
+// (content-visibility: auto in figure.css), at a reserved height until then, and those the
+// browser laid out on arriving changed height after it had scrolled. Scroll to the target again
+// until it stays put (a few frames at most); a reader who scrolls first keeps their place.
+(() => {
+  const settle = () => {
+    const id = decodeURIComponent(location.hash.slice(1));
+    const target = id && document.getElementById(id);
+    if (!target) return;
+    let tries = 0;
+    let moved = false;
+    const stop = () => (moved = true);
+    window.addEventListener("wheel", stop, { once: true, passive: true });
+    window.addEventListener("touchstart", stop, { once: true, passive: true });
+    window.addEventListener("keydown", stop, { once: true });
+    const again = () => {
+      if (moved || tries++ > 10) return;
+      const before = target.getBoundingClientRect().top;
+      target.scrollIntoView();
+      requestAnimationFrame(() =>
+        requestAnimationFrame(() => {
+          if (Math.abs(target.getBoundingClientRect().top - before) > 1) again();
+        }),
+      );
+    };
+    requestAnimationFrame(again);
+  };
+  if (document.readyState === "complete") settle();
+  else window.addEventListener("load", settle, { once: true });
+  window.addEventListener("hashchange", settle);
+})();
