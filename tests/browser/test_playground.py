@@ -754,6 +754,15 @@ def test_open_playground_is_axe_clean_in_both_colour_schemes(reader_page, site_u
             }"""
         )
         assert violations == [], f"{edition}, {scheme} colour scheme"
+        # The state badge and the highlighted lines take the scheme: dark on a dark page (they
+        # kept their light colours there).
+        backgrounds = page.evaluate(
+            """() => [...document.querySelectorAll('.hb-playground__badge, mark.hb-playground__key')]
+                  .map(node => getComputedStyle(node).backgroundColor.match(/\\d+/g).slice(0, 3).map(Number))"""
+        )
+        assert backgrounds
+        light = [colour for colour in backgrounds if sum(colour) / 3 > 128]
+        assert (light == []) if scheme == "slate" else (len(light) == len(backgrounds)), (scheme, backgrounds)
     assert log.problems() == []
 
 
