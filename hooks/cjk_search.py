@@ -1,7 +1,7 @@
 """MkDocs hook: Material's search finds a Chinese word typed whole.
 
 Material's search worker splits a Chinese query into the words of the index
-(``search.<hash>.min.js``, function ``fe`` in Material 9.7): for each start it tries every
+(``search.<hash>.min.js``, function ``fe`` in Material 9.8): for each start it tries every
 slice up to, but never including, the query's last character, so 指针 was searched as 指 and
 出处 as 出 (every page with the character), and 预算单位 as 预算 alone. This hook writes the
 worker with the two bounds corrected, under a name of its own content (the fingerprinted name
