@@ -56,10 +56,18 @@
 // pixels past its heading on a phone: the tab sets above it are laid out only near the screen
 // (content-visibility: auto in figure.css), at a reserved height until then, and those the
 // browser laid out on arriving changed height after it had scrolled. Scroll to the target again
-// until it stays put (a few frames at most); a reader who scrolls first keeps their place.
+// until it stays put (a few frames at most); a reader who scrolls first keeps their place, and
+// a newer #fragment (a link followed meanwhile) ends the older one's scrolling.
 (() => {
+  let latest = 0;
   const settle = () => {
-    const id = decodeURIComponent(location.hash.slice(1));
+    const mine = ++latest;
+    let id = "";
+    try {
+      id = decodeURIComponent(location.hash.slice(1));
+    } catch {
+      return; // not a fragment this page can hold (a stray %)
+    }
     const target = id && document.getElementById(id);
     if (!target) return;
     let tries = 0;
@@ -69,7 +77,7 @@
     window.addEventListener("touchstart", stop, { once: true, passive: true });
     window.addEventListener("keydown", stop, { once: true });
     const again = () => {
-      if (moved || tries++ > 10) return;
+      if (moved || mine !== latest || tries++ > 10) return;
       const before = target.getBoundingClientRect().top;
       target.scrollIntoView();
       requestAnimationFrame(() =>
