@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from harnessbook.context_packet.errors import _shown
 from harnessbook.context_packet.validation import MAX_UNITS
 from harnessbook.figure._svg import (
     _STATE_CLASS,
@@ -129,16 +130,6 @@ def _whole(value: object, name: str, least: int, most: int) -> int:
     if type(value) is not int or not least <= value <= most:
         raise ValueError(f"{name} must be a whole number from {least} to {most}, got {_shown(value)}")
     return value
-
-
-def _shown(value: object) -> str:
-    """A short, bounded account of a value that is not what a result holds."""
-    kind = type(value)
-    if value is None or kind in (bool, float) or (kind is int and value.bit_length() <= 64):  # type: ignore[attr-defined]
-        return repr(value)
-    if kind is str:
-        return repr(value[:40]) + ("..." if len(value) > 40 else "")  # type: ignore[index,arg-type]
-    return f"a value of type {kind.__name__}"
 
 
 def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) -> str:
