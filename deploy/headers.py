@@ -21,16 +21,25 @@ Only the standard library: the hook runs inside ``mkdocs build``, and the tests 
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import hashlib
 import os
 import re
+import threading
+import time
+import zlib
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 DEPLOY_DIR = "_deploy"
 """Folder of the built site for server configuration; never served (deploy/nginx.conf denies it)."""
@@ -310,17 +319,80 @@ def compressible(site: Path) -> Iterator[Path]:
             yield path
 
 
-def _write_gzip_of(path: Path) -> None:
+GZIP_LEVEL = 9
+CACHE_DAYS = 14
+"""A cached ``.gz`` (see :func:`write_gzip`) not used by any build for this many days is removed."""
+
+
+def _gzip(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
+
+
+def _cached_gzip(data: bytes, cache: Path) -> bytes:
+    """``_gzip(data)``, kept in ``cache`` under the hash of ``data``.
+
+    A build that finds the entry another build is writing waits for it (one lock per entry),
+    so two builds at the same time compress each file once. An entry is written whole or not
+    at all (written beside, then renamed), and is used only when it decompresses to ``data``:
+    a damaged entry is written again, never served.
+    """
+    key = hashlib.sha256(data).hexdigest()
+    entry = cache / f"{key}.gz{GZIP_LEVEL}"
+    with open(cache / f"{key}.lock", "w") as lock:
+        if fcntl is not None:  # elsewhere (Windows) two builds at once may both compress a file
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            kept = entry.read_bytes()
+            if gzip.decompress(kept) == data:
+                os.utime(entry)  # used: kept from pruning
+                return kept
+        except (OSError, EOFError, zlib.error, gzip.BadGzipFile):
+            pass  # missing or damaged: written below
+        compressed = _gzip(data)
+        partial = entry.with_name(f"{entry.name}.{os.getpid()}.{threading.get_ident()}.partial")
+        partial.write_bytes(compressed)
+        os.replace(partial, entry)
+        return compressed
+
+
+def prune_gzip_cache(cache: Path, days: float = CACHE_DAYS) -> int:
+    """Remove the entries of ``cache`` (and their locks) no build has used for ``days``;
+    how many entries went."""
+    cutoff = time.time() - days * 86400
+    removed = 0
+    for entry in cache.glob(f"*.gz{GZIP_LEVEL}"):
+        try:
+            if entry.stat().st_mtime < cutoff:
+                entry.unlink()
+                removed += 1
+        except FileNotFoundError:
+            continue  # another build pruned it first
+    for lock in cache.glob("*.lock"):
+        if not lock.with_suffix(f".gz{GZIP_LEVEL}").exists():
+            lock.unlink(missing_ok=True)
+    for partial in cache.glob("*.partial"):  # left by a build that was killed while writing
+        with contextlib.suppress(FileNotFoundError):
+            if partial.stat().st_mtime < time.time() - 3600:
+                partial.unlink()
+    return removed
+
+
+def _write_gzip_of(path: Path, cache: Path | None = None) -> None:
+    data = path.read_bytes()
     target = path.with_name(path.name + ".gz")
-    target.write_bytes(gzip.compress(path.read_bytes(), compresslevel=9, mtime=0))
+    target.write_bytes(_gzip(data) if cache is None else _cached_gzip(data, cache))
     os.utime(target, (path.stat().st_atime, path.stat().st_mtime))  # gzip_static serves the file's date
 
 
-def write_gzip(site: Path) -> int:
+def write_gzip(site: Path, cache: Path | None = None) -> int:
     """Write ``<file>.gz`` (level 9, no timestamp: the same bytes every build) beside each file.
 
     The files are compressed on one thread per core (zlib releases the GIL): the 9 MB wasm
-    alone takes about a second at level 9.
+    alone takes about a second at level 9. With ``cache`` (a folder), each compressed file is
+    also kept there under the hash of its content, and a build that finds a file's entry uses
+    it: most of the site's bytes (Pyodide, Material's assets) are the same in every build, and
+    in the two builds the tests make at the same time (:func:`_cached_gzip`). Entries unused
+    for :data:`CACHE_DAYS` are then removed.
     """
     todo = []
     for path in compressible(site):
@@ -329,16 +401,28 @@ def write_gzip(site: Path) -> int:
             continue  # written for this very file (same date) by an earlier run
         todo.append(path)
     todo.sort(key=lambda path: -path.stat().st_size)  # the largest first, so no thread finishes last alone
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        list(pool.map(_write_gzip_of, todo))
+        list(pool.map(lambda path: _write_gzip_of(path, cache), todo))
+    if cache is not None:
+        prune_gzip_cache(cache)
     return len(todo)
 
 
 # --------------------------------------------------------------------------- the entry point
 
 
-def write_all(site: Path, site_url: str, editions: Iterable[str] = (), compress: bool = True) -> list[str]:
+def write_all(
+    site: Path,
+    site_url: str,
+    editions: Iterable[str] = (),
+    compress: bool = True,
+    gzip_cache: Path | None = None,
+) -> list[str]:
     """Write ``_headers`` and the nginx includes, then check every page against the policy.
+
+    ``compress``: write the ``.gz`` copies too (:func:`write_gzip`, with ``gzip_cache``).
 
     Returns the problems :func:`check_site` found in the policy as written (empty when none).
     """
@@ -351,7 +435,7 @@ def write_all(site: Path, site_url: str, editions: Iterable[str] = (), compress:
     if not redirects.exists():
         redirects.write_text("# No redirects.\n", encoding="utf-8")
     if compress:
-        write_gzip(site)
+        write_gzip(site, gzip_cache)
     return check_site(site, written_policy(site), scanned)
 
 

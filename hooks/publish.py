@@ -12,7 +12,9 @@
 * **Production headers**: once every edition is built, :mod:`deploy.headers` writes
   ``_headers``, ``_deploy/nginx-headers.conf`` and the ``.gz`` copies, with a
   Content-Security-Policy that allows each inline script by its hash, and the build fails if
-  any page would break under the policy as written.
+  any page would break under the policy as written. The ``.gz`` copies are kept in
+  ``.cache/gzip/`` by their content's hash, and a later build (or one at the same time) reuses
+  them: most of the site's bytes, Pyodide's among them, are the same in every build.
 
 This hook runs last (priority -1000): after the i18n plugin has built every edition and the
 other hooks have finished the pages (hooks/search_per_edition.py puts the 404 pages in place),
@@ -36,6 +38,9 @@ if str(ROOT) not in sys.path:
 
 from deploy import headers  # noqa: E402
 
+GZIP_CACHE = ".cache/gzip"
+"""Where the ``.gz`` copies are kept between builds, beside mkdocs.yml (git ignores ``.cache/``):
+most of the site's bytes are the same in every build (:func:`deploy.headers.write_gzip`)."""
 EDIT_URI = "edit/main/docs/"
 """Where a page's source is edited on GitHub, relative to ``REPO_URL`` (the main branch)."""
 
@@ -82,7 +87,14 @@ def on_post_build(config: MkDocsConfig) -> None:
     )
     # `mkdocs serve` rebuilds on every save: the .gz copies (seconds of CPU) only matter when
     # the site is deployed, so serve skips them; the policy is still written and checked.
-    problems = headers.write_all(site, site_url, _editions(config), compress=_command != ["serve"])
+    problems = headers.write_all(
+        site,
+        site_url,
+        _editions(config),
+        compress=_command != ["serve"],
+        gzip_cache=(Path(config.config_file_path).parent if config.config_file_path else Path.cwd())
+        / GZIP_CACHE,
+    )
     if problems:
         raise PluginError(
             "publish: pages would break under the Content-Security-Policy as written:\n  "

@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import functools
 import gzip
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -339,6 +342,84 @@ def test_gzip_copies_are_written_for_text_and_wasm(built_site):
     assert not list(site.glob("assets/playground/*.zip.gz")), "zips are compressed already"
 
 
+def _site_with(folder: Path, files: dict[str, bytes]) -> Path:
+    for name, data in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    return folder
+
+
+def _counting_gzip(monkeypatch: pytest.MonkeyPatch, delay: float = 0.0) -> list[bytes]:
+    compressed: list[bytes] = []
+    real = headers._gzip
+
+    def counted(data: bytes) -> bytes:
+        compressed.append(data)
+        time.sleep(delay)
+        return real(data)
+
+    monkeypatch.setattr(headers, "_gzip", counted)
+    return compressed
+
+
+def test_a_kept_gzip_is_reused_and_a_damaged_one_never_served(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    files = {"index.html": b"<p>one</p>" * 100, "app.js": b"let two = 2;" * 100}
+    compressed = _counting_gzip(monkeypatch)
+    for n, expected in ((1, 2), (2, 2)):  # the second site's files are all found
+        site = _site_with(tmp_path / f"site{n}", files)
+        assert headers.write_gzip(site, cache) == 2
+        assert len(compressed) == expected
+        for name, data in files.items():
+            assert gzip.decompress((site / f"{name}.gz").read_bytes()) == data
+            assert (site / f"{name}.gz").read_bytes() == gzip.compress(data, 9, mtime=0)  # as without
+    compressed.clear()
+    entries = sorted(cache.glob("*.gz9"))
+    assert len(entries) == 2
+    entries[0].write_bytes(entries[0].read_bytes()[:-9])  # cut short
+    entries[1].write_bytes(gzip.compress(b"something else"))  # whole, but of other bytes
+    compressed.clear()
+    site = _site_with(tmp_path / "site3", files)
+    headers.write_gzip(site, cache)
+    assert sorted(compressed) == sorted(files.values()), "a damaged entry was used"
+    for name, data in files.items():
+        assert gzip.decompress((site / f"{name}.gz").read_bytes()) == data
+
+
+def test_two_builds_at_once_compress_each_file_once(tmp_path, monkeypatch):
+    files = {f"page{i}.html": f"<p>{i}</p>".encode() * 200 for i in range(6)}
+    compressed = _counting_gzip(monkeypatch, delay=0.05)
+    sites = [_site_with(tmp_path / f"site{n}", files) for n in (1, 2)]
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda site: headers.write_gzip(site, tmp_path / "cache"), sites))
+    assert sorted(compressed) == sorted(files.values())
+    for site in sites:
+        for name, data in files.items():
+            assert gzip.decompress((site / f"{name}.gz").read_bytes()) == data
+
+
+def test_gzip_entries_unused_for_days_are_removed(tmp_path):
+    cache = tmp_path / "cache"
+    site = _site_with(tmp_path / "site", {"old.html": b"old " * 100, "new.html": b"new " * 100})
+    headers.write_gzip(site, cache)
+    old = cache / f"{hashlib.sha256(b'old ' * 100).hexdigest()}.gz9"
+    (cache / "left-by-a-killed-build.partial").write_bytes(b"")
+    stale = time.time() - (headers.CACHE_DAYS + 1) * 86400
+    for path in (old, cache / "left-by-a-killed-build.partial"):
+        os.utime(path, (stale, stale))
+    assert headers.prune_gzip_cache(cache) == 1
+    assert (
+        sorted(p.name.split(".")[0] for p in cache.iterdir())
+        == [hashlib.sha256(b"new " * 100).hexdigest()] * 2
+    )  # the kept entry and its lock
+
+
+def test_the_build_keeps_its_gzip_copies_in_the_projects_cache():
+    publish_hook = load_module("publish_hook", ROOT / "hooks" / "publish.py")
+    assert publish_hook.GZIP_CACHE == ".cache/gzip"
+    assert "/.cache/" in (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+
+
 def test_redirects_include_exists_even_when_nothing_moved(built_site):
     assert (built_site.path / headers.NGINX_REDIRECTS).is_file()
 
@@ -400,6 +481,7 @@ def test_the_build_fails_when_a_page_would_break(tmp_path: Path):
     class Config(dict):
         site_dir = str(site)
         site_url = "https://example.org/"
+        config_file_path = str(tmp_path / "mkdocs.yml")
         plugins: dict = {}  # noqa: RUF012 - a stand-in config object
 
     with pytest.raises(PluginError, match="onclick"):
