@@ -22,6 +22,7 @@ from tests import soup
 from tests.cjk_gaps import (
     FIXTURE_PAGE,
     ROOT,
+    build_projects,
     flow_text,
     index_text,
     rendered_gaps,
@@ -106,6 +107,17 @@ def test_join_cjk_lines_html(html: str, expected: str):
 def fixture_sites() -> dict[bool, Path]:
     """The fixture page built without (False) and with (True) the hook."""
     return cached_fixture_sites()
+
+
+def test_the_fixture_builds_are_strict(tmp_path):
+    """A warning fails a fixture build (they once ran ``mkdocs build --strict -q``, and ``-q``
+    keeps warnings from the count ``--strict`` aborts on)."""
+    project = tmp_path / "warns"
+    (project / "docs").mkdir(parents=True)
+    (project / "docs" / "index.md").write_text("[a link](missing.md)\n", encoding="utf-8")
+    (project / "mkdocs.yml").write_text("site_name: warns\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match=r"(?s)missing\.md.*Aborted with 1 warnings in strict mode"):
+        build_projects([project])
 
 
 def test_the_page_check_fails_without_the_fix(fixture_sites):
