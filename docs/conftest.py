@@ -21,6 +21,7 @@ a fence of a runnable language is not collected here, so nothing can silently go
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -87,6 +88,14 @@ class PythonFenceParser:
 # --- json request / result pairs ------------------------------------------------------------
 
 
+def _diff(shown: str, actual: str) -> str:
+    """The lines that differ, as a unified diff from what the page shows to what ran."""
+    lines = difflib.unified_diff(
+        shown.splitlines(), actual.splitlines(), "shown on the page", "actual", n=2, lineterm=""
+    )
+    return "\n".join(lines)
+
+
 def _show_json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2)
 
@@ -110,13 +119,19 @@ class RequestResultParser:
             yield Region(
                 region.start,
                 follower.end,
-                parsed=(str(region.lexemes["source"]), kind, str(follower.lexemes["source"])),
+                parsed=(
+                    str(region.lexemes["source"]),
+                    kind,
+                    str(follower.lexemes["source"]),
+                    document.text.count("\n", 0, follower.start) + 1,
+                ),
                 evaluator=self.evaluate,
             )
 
     @staticmethod
     def evaluate(example: Example) -> str | None:
-        request_text, kind, expected_text = example.parsed
+        request_text, kind, expected_text, line = example.parsed
+        where = f"the {kind} fence (line {line})"
         request = json.loads(request_text)
         try:
             result = build_context_packet(request)
@@ -126,16 +141,17 @@ class RequestResultParser:
             actual = "\n".join(error.problems)
             expected = expected_text.rstrip("\n")
             if actual != expected:
-                return f"problems differ.\nshown:\n{expected}\nactual:\n{actual}"
+                return f"problems differ from {where}:\n{_diff(expected, actual)}"
             return None
         if kind != "result.json":
-            return f"the request was accepted, but the page shows an error. Result:\n{_show_json(result)}"
+            return f"the request was accepted, but {where} shows an error. Result:\n{_show_json(result)}"
         expected = json.loads(expected_text)
+        shown, actual = expected_text.rstrip("\n"), _show_json(result)
         if result != expected:
-            return f"result differs from the page. Actual result:\n{_show_json(result)}"
+            return f"result differs from {where}:\n{_diff(shown, actual)}\nThe whole result:\n{actual}"
         # The shown text must also be exactly what the CLI prints, key order included.
-        if expected_text.rstrip("\n") != _show_json(result):
-            return f"result is equal but not formatted as the builder prints it:\n{_show_json(result)}"
+        if shown != actual:
+            return f"the result is equal to {where}, but not laid out as the builder prints it:\n{_diff(shown, actual)}"
         return None
 
 
@@ -235,7 +251,7 @@ class ConsoleParser:
         failures = []
         for index, ((command, expected), actual) in enumerate(zip(example.parsed, outputs, strict=False)):
             if actual.rstrip("\n") != expected.rstrip("\n"):
-                failures.append(f"$ {command}\n--- shown ---\n{expected}\n--- actual ---\n{actual.rstrip()}")
+                failures.append(f"$ {command}\n{_diff(expected.rstrip(chr(10)), actual.rstrip(chr(10)))}")
             # A command that fails without a word would pass unseen: it must show its output or
             # be followed by a shown `echo $?`.
             following = example.parsed[index + 1][0].strip() if index + 1 < len(example.parsed) else ""

@@ -272,12 +272,13 @@ $.taskAnchor.goal: not the builder's words
 """
 
 BROKEN_PAGE_FAILURES = [
-    "$ echo hello\n--- shown ---\ngoodbye\n--- actual ---\nhello",
-    "$ echo $?\n--- shown ---\n0\n--- actual ---\n3",
+    "$ echo hello\n--- shown on the page\n+++ actual\n@@ -1 +1 @@\n-goodbye\n+hello",
+    "$ echo $?\n--- shown on the page\n+++ actual\n@@ -1 +1 @@\n-0\n+3",
     "the session ended during `$ exit 7`",
     "$ false\nexited 1 with nothing shown",
-    "problems differ.\nshown:\n$.taskAnchor.goal: not the builder's words",
-    "result is equal but not formatted as the builder prints it",
+    "problems differ from the InvalidRequestError fence (line 30):\n--- shown on the page\n+++ actual\n"
+    "@@ -1 +1,3 @@\n-$.taskAnchor.goal: not the builder's words\n",
+    "the result is equal to the result.json fence (line 38), but not laid out as the builder prints it",
     "context-packet-request.schema.json: snippet src/harnessbook/schemas/context-packet-result.schema.json "
     "is not that schema file",
 ]

@@ -202,7 +202,13 @@ def field_page_problems(path: Path, field: Field) -> list[str]:
 
 
 def test_the_fields_are_the_site_map():
-    assert sorted(f.page for f in FIELDS) == sorted(SITE_MAP)
+    derived = {f.page for f in FIELDS}
+    assert derived == set(SITE_MAP), (
+        f"fields without a line in SITE_MAP: {sorted(derived - set(SITE_MAP))}; lines of SITE_MAP "
+        f"without a field: {sorted(set(SITE_MAP) - derived)}. A new field needs its page in both "
+        "editions, its line in SITE_MAP (this file), its link in both editions of reference/index, "
+        "its nav entry, and its address in tests/data/published.txt (tools/published.py --update)"
+    )
 
 
 @pytest.mark.parametrize("edition", ["zh", "en"])

@@ -209,7 +209,10 @@ def test_no_second_copy_of_the_package_is_committed():
             and not name.startswith(vendored)
         )
     ]
-    assert copies == []
+    assert copies == [], (
+        "git holds copies of the package, or files of a Pyodide version vendor.json does not name "
+        "(after tools/vendor-pyodide: git add -A docs/assets/playground)"
+    )
 
 
 # --------------------------------------------------------------------------- the built site
@@ -336,6 +339,31 @@ def test_the_hosting_page_gives_each_files_true_size(built_site, page):
             if problem := size_problem(cells[1], size):
                 problems.append(f"{name} after gzip: {problem}")
     assert problems == [], f"{page}: " + "; ".join(problems)
+
+
+PYODIDE_VERSION = re.compile(r"(?<![\w.])(\d{3}\.\d+\.\d+)(?![\w.])")
+PYTHON_VERSION = re.compile(r"Python (3\.\d+\.\d+)")
+
+
+def named_versions(text: str) -> tuple[set[str], set[str]]:
+    """The Pyodide versions (``314.0.8``) and Python versions (``Python 3.14.2``) ``text`` names."""
+    return set(PYODIDE_VERSION.findall(text)), set(PYTHON_VERSION.findall(text))
+
+
+@pytest.mark.parametrize("page", HOSTING_PAGES)
+def test_the_hosting_page_names_only_the_vendored_versions(page):
+    """An upgrade of Pyodide changes the folder's name, the tag and the Python version the guide
+    quotes in a dozen places: none may keep the old one."""
+    pyodide, python = named_versions((ROOT / "docs" / page).read_text(encoding="utf-8"))
+    assert pyodide == {MANIFEST["version"]}, f"{page} names Pyodide {sorted(pyodide)}"
+    assert python == {MANIFEST["python"]}, f"{page} names Python {sorted(python)}"
+
+
+def test_the_version_check_can_fail():
+    assert named_versions("`pyodide-314.0.8/` and pyodide@314.0.9 (Python 3.14.2), nginx 1.22.1") == (
+        {"314.0.8", "314.0.9"},
+        {"3.14.2"},
+    )
 
 
 def test_the_size_check_can_fail():

@@ -177,3 +177,38 @@ def test_a_changed_file_is_reported(tmp_path, monkeypatch):
     problems = script.vendored_problems(expected)
     assert any(problem.startswith("vendor.json version: '0.0.0'") for problem in problems)
     assert sum("is not the npm package's" in problem for problem in problems) == len(expected["files"])
+
+
+def test_an_upgrade_carries_pyodides_licence_to_the_new_folder(tmp_path, monkeypatch):
+    """The npm package has no LICENSE: vendoring a new version once deleted the old folder, the
+    licence with it, and the build then stopped for the missing licence."""
+    script = load_script()
+    playground = tmp_path / "playground"
+    old = playground / "pyodide-1.0.0"
+    old.mkdir(parents=True)
+    (old / "LICENSE").write_text("Mozilla Public License Version 2.0", encoding="utf-8")
+    (old / "pyodide.mjs").write_text("old", encoding="utf-8")
+    for name in ("playground.js", "worker.mjs"):
+        (playground / name).write_text('"pyodide-1.0.0/"', encoding="utf-8")
+    package = tmp_path / "package"
+    package.mkdir()
+    (package / "pyodide.mjs").write_text("new", encoding="utf-8")
+    for name, value in {
+        "ROOT": tmp_path,
+        "PLAYGROUND": playground,
+        "MANIFEST": playground / "vendor.json",
+        "PLAYGROUND_SCRIPT": playground / "playground.js",
+        "WORKER_SCRIPT": playground / "worker.mjs",
+    }.items():
+        monkeypatch.setattr(script, name, value)
+    monkeypatch.setattr(script, "compile_stdlib", lambda out, package: {"modules": []})
+    monkeypatch.setattr(script, "_playground_hook", lambda: type("Hook", (), {"stdlib_address": str})())
+    done = script.vendor({"directory": "pyodide-2.0.0", "files": {"pyodide.mjs": {}}}, package)
+    new = playground / "pyodide-2.0.0"
+    assert (new / "LICENSE").read_text(encoding="utf-8") == "Mozilla Public License Version 2.0"
+    assert (new / "pyodide.mjs").read_text(encoding="utf-8") == "new"
+    assert not old.exists()
+    assert done[:2] == [
+        "copied playground/pyodide-1.0.0/LICENSE to playground/pyodide-2.0.0/",
+        "removed playground/pyodide-1.0.0/",
+    ]
