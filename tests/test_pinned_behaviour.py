@@ -8,6 +8,7 @@ through the public interface (``main``, ``validate_request``, ``build_context_pa
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -353,7 +354,7 @@ class ClosedPipe(io.StringIO):
         self.fd = fd
 
     def write(self, text: str) -> int:
-        raise BrokenPipeError(32, "Broken pipe")
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")  # 64 on emscripten, 32 on Linux
 
     def fileno(self) -> int:
         return self.fd
