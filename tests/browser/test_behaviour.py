@@ -291,3 +291,37 @@ def test_a_fragment_followed_at_once_wins_over_the_one_before(new_page, site_url
     assert header <= top <= header + 60, f"#rules at {top:.0f} px, the header ends at {header:.0f} px"
     page.goto(urljoin(site_url, "reference/request/candidates/kind/#%E0%A4"), wait_until="load")
     assert log.problems() == []  # a fragment that is not UTF-8 is no error
+
+
+@pytest.mark.parametrize("path", ["", "chapters/06-context-packet/rules/", "en/", "en/reference/cli/"])
+def test_without_javascript_no_page_scrolls_sideways(new_page, site_url: str, path: str) -> None:
+    """Without JavaScript the language button stands at the header's right edge, and its hidden
+    menu, centred under it, reached past a 320 px screen: the whole page scrolled sideways."""
+    page, _ = new_page(java_script_enabled=False, viewport={"width": 320, "height": 700})
+    response = page.goto(urljoin(site_url, path))
+    assert response is not None and response.status == 200
+    assert page.evaluate("document.documentElement.classList.contains('no-js')")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 320
+    button = page.locator(".md-header .md-select").first
+    button.hover()
+    menu = page.locator(".md-header .md-select__inner").first
+    menu.wait_for(state="visible")
+    page.wait_for_timeout(400)  # Material's opening transition
+    box = menu.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 320, box
+
+
+@pytest.mark.parametrize(
+    ("edition_root", "words"), [("", "网络可能断了"), ("en/", "the connection may be down")]
+)
+def test_search_without_a_connection_says_so(new_page, site_url: str, edition_root: str, words: str) -> None:
+    """The index is fetched when the reader first searches: if the connection has gone since the
+    page loaded, the box said "Initializing search" for ever."""
+    page, _ = new_page(viewport={"width": 1280, "height": 800})
+    goto(page, urljoin(site_url, edition_root))
+    page.route("**/search/search_index.json", lambda route: route.abort("internetdisconnected"))
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.press_sequentially("budget", delay=30)
+    meta = page.locator(".md-search-result__meta")
+    meta.filter(has_text=words).wait_for(state="visible", timeout=10_000)

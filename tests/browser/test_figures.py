@@ -208,3 +208,48 @@ def test_a_table_that_scrolls_sideways_shows_it(new_page, site_url, place, schem
     box.evaluate("box => { box.scrollLeft = box.scrollWidth; }")
     assert edge_shadows(page, box) == (True, False), "at the end: a shadow on the left alone"
     assert log.problems() == []
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_printed_decision_tables_fit_the_page(new_page, site_url, edition):
+    """On paper nothing scrolls: lazily laid-out tab sets clipped the decision table's last
+    column and the code boxes' right edge, and the headers kept to one line."""
+    page, _ = open_page(new_page, site_url, EDITIONS[edition] + FIGURE_PAGE, "light", width=1024)
+    page.emulate_media(media="print")
+    page.set_viewport_size({"width": 560, "height": 800})  # about an A4 page's column
+    overflow = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.tabbed-set')).map(set => {
+             const style = getComputedStyle(set);
+             const table = set.querySelector('.hb-decisions table');
+             return {visibility: style.contentVisibility,
+                     overflow: table ? table.getBoundingClientRect().right - set.getBoundingClientRect().right : 0};
+           })"""
+    )
+    assert overflow, "no tab set"
+    assert {item["visibility"] for item in overflow} == {"visible"}
+    assert max(item["overflow"] for item in overflow) <= 1, overflow
+    shadows = page.evaluate(
+        "getComputedStyle(document.querySelector('.md-typeset__scrollwrap')).backgroundImage"
+    )
+    assert shadows == "none"
+
+
+@pytest.mark.parametrize(("path", "rem"), [(FIGURE_PAGE, 22), (RULES_PAGE, 24)])
+def test_figures_grow_with_the_readers_text_size(new_page, site_url, path, rem):
+    """Material's figure shrank to the SVG's own 360 px: figures stayed that size on a desktop
+    and at twice the text size. They now take 22 rem (24 for the flow figure), or the whole
+    column where it is narrower."""
+    page, _ = open_page(new_page, site_url, path, "light", width=1280)
+    measure = """() => {
+      const svg = document.querySelector('.hb-figure svg');
+      svg.scrollIntoView();
+      const column = svg.closest('.md-typeset').getBoundingClientRect().width;
+      const root = parseFloat(getComputedStyle(document.documentElement).fontSize);
+      return {width: svg.getBoundingClientRect().width, column, root};
+    }"""
+    before = page.evaluate(measure)
+    assert abs(before["width"] - min(rem * before["root"], before["column"])) <= 1, before
+    page.evaluate("document.documentElement.style.fontSize = '200%'")  # the reader's text size
+    after = page.evaluate(measure)
+    assert after["root"] > before["root"]
+    assert abs(after["width"] - min(rem * after["root"], after["column"])) <= 1, after

@@ -5,7 +5,9 @@
  * 0.5 MB per edition) as soon as a page loads. Most page views never search, so this holds
  * both back until a sign of intent: focus or a click in the search box, a tap on the search
  * icon, one of Material's search shortcut keys (/, s, f), or a search query in the address
- * (?q=). Search then starts exactly as before ("Initializing search" shows meanwhile).
+ * (?q=). Search then starts exactly as before ("Initializing search" shows meanwhile). If the
+ * index cannot be fetched then (the connection has gone since the page loaded), the search box
+ * says so in the page's language.
  *
  * Loaded before Material's bundle (overrides/main.html), so its request goes through here.
  * benchmarks/run.py measures the page weight this saves; tests/browser checks search still works.
@@ -31,14 +33,28 @@
     return open.apply(this, arguments);
   };
   XMLHttpRequest.prototype.send = function () {
-    if (this.harnessbookSearchIndex && !wanted) {
+    if (this.harnessbookSearchIndex) {
+      // Fetched when the reader first searches, the index can meet a connection that has gone
+      // since the page loaded: say so, instead of "Initializing search" for ever.
       var request = this;
-      var args = arguments;
-      waiting.push(function () { send.apply(request, args); });
-      return undefined;
+      request.addEventListener("error", unavailable);
+      request.addEventListener("load", function () { if (request.status >= 400) unavailable(); });
+      if (!wanted) {
+        var args = arguments;
+        waiting.push(function () { send.apply(request, args); });
+        return undefined;
+      }
     }
     return send.apply(this, arguments);
   };
+
+  function unavailable() {
+    var meta = document.querySelector(".md-search-result__meta");
+    if (!meta) return;
+    meta.textContent = document.documentElement.lang === "zh"
+      ? "搜索索引没有载入（网络可能断了）。恢复连接后刷新页面，再搜索。"
+      : "The search index could not be loaded (the connection may be down). Reload the page once you are online, then search again.";
+  }
 
   // Material also starts its search worker at page load: until the reader searches, it gets a
   // stand-in that keeps its listeners and messages and hands them to the real worker later.
