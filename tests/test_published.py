@@ -78,7 +78,8 @@ def test_the_build_publishes_nothing_the_manifest_lacks(built_site, manifest):
     """New pages, headings and objects are added with `tools/published.py --update`."""
     missing = sorted(set(published.collect(built_site.path)) - set(manifest), key=published.sort_key)
     assert not missing, (
-        "published but not in tests/data/published.txt (run: uv run python tools/published.py --update):\n"
+        "published but not in tests/data/published.txt (run: uv run python tools/published.py --update "
+        f"--site {os.path.relpath(built_site.path, ROOT)}, the build this test read):\n"
         + "\n".join(f"  {a}" for a in missing[:40])
     )
 
