@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import jsonschema
 from hypothesis import HealthCheck, settings
 
@@ -35,3 +37,13 @@ REQUEST_VALIDATOR = jsonschema.Draft202012Validator(load_schema("request"), form
 
 RESULT_VALIDATOR = jsonschema.Draft202012Validator(load_schema("result"), format_checker=FORMAT_CHECKER)
 """The package's result schema, with format checking on."""
+
+BUILDER_ONLY = re.compile(
+    r"^\$\.(budgetUnits|candidates\[\d+\]\.sizeUnits): must be an integer (greater than 0|>= 0), got -?\d+\.0 \(number\)$"
+    r"|: repeats id .* of \$\.candidates\[\d+\]$"
+    r"|: names .*, which is not a candidate id of this request$"
+    r"|: a candidate cannot conflict with itself$"
+)
+"""The builder's problems no JSON Schema can state: a whole-number float given for an integer
+(the schema's ``integer`` takes 8.0), and the rules across candidates (ids unique, conflicts
+naming other candidates of the request)."""
