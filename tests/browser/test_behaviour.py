@@ -325,3 +325,24 @@ def test_search_without_a_connection_says_so(new_page, site_url: str, edition_ro
     box.press_sequentially("budget", delay=30)
     meta = page.locator(".md-search-result__meta")
     meta.filter(has_text=words).wait_for(state="visible", timeout=10_000)
+
+
+@pytest.mark.parametrize("path", ["", "en/reference/cli/"])
+def test_without_javascript_the_tab_key_stops_only_on_what_is_shown(
+    new_page, site_url: str, path: str
+) -> None:
+    """Without JavaScript the palette's radio buttons were focusable with no label shown."""
+    page, _ = new_page(java_script_enabled=False, viewport={"width": 1280, "height": 800})
+    page.goto(urljoin(site_url, path))
+    hidden = []
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        page.wait_for_timeout(300)  # Material's focus transitions (the skip link slides in)
+        focused = page.evaluate(
+            """() => { const e = document.activeElement; const r = e.getBoundingClientRect();
+                       return {what: e.outerHTML.slice(0, 120), shown: r.width > 1 && r.height > 1
+                               && getComputedStyle(e).visibility !== 'hidden' && getComputedStyle(e).opacity !== '0'}; }"""
+        )
+        if not focused["shown"]:
+            hidden.append(focused["what"])
+    assert hidden == []
