@@ -817,6 +817,17 @@ def test_every_pair_on_every_built_page_shows_a_figure(built_site):
         shown = built.count('data-hb-figure="packet"') + built.count('data-hb-problems=""')
         if shown != pairs:
             missing.append(f"{name}: {pairs} pairs, {shown} figures")
+        # In the page's own language: the tab labels, and each figure's text.
+        lang, other = ("en", "zh") if prefix else ("zh", "en")
+        labels = {
+            edition: sum(built.count(f">{label}</label>") for label in hook.LABELS[edition].values())
+            for edition in (lang, other)
+        }
+        if labels != {lang: pairs, other: 0}:
+            missing.append(f"{name}: tab labels by edition {labels}, {pairs} pairs")
+        figures = built.count('data-hb-figure="packet"')
+        if built.count(f'class="hbf hbf-packet" role="img" lang="{lang}"') != figures:
+            missing.append(f"{name}: a figure not drawn in {lang}")
     assert not missing, missing
 
 

@@ -340,6 +340,9 @@ def test_gzip_copies_are_written_for_text_and_wasm(built_site):
     wasm = next(site.glob("assets/playground/pyodide-*/pyodide.asm.wasm"))
     assert (wasm.parent / (wasm.name + ".gz")).stat().st_size < wasm.stat().st_size / 2
     assert not list(site.glob("assets/playground/*.zip.gz")), "zips are compressed already"
+    for relative in ("search/search_index.json", "sitemap.xml", "assets/images/favicon.png"):
+        compressed = (site / (relative + ".gz")).exists()
+        assert compressed is relative.endswith((".json", ".xml")), relative  # text yes, images no
 
 
 def _site_with(folder: Path, files: dict[str, bytes]) -> Path:
@@ -412,6 +415,31 @@ def test_gzip_entries_unused_for_days_are_removed(tmp_path):
         sorted(p.name.split(".")[0] for p in cache.iterdir())
         == [hashlib.sha256(b"new " * 100).hexdigest()] * 2
     )  # the kept entry and its lock
+
+
+def test_a_used_entry_is_kept_and_a_partial_one_being_written_is_left_alone(tmp_path):
+    cache = tmp_path / "cache"
+    data = b"kept " * 100
+    headers.write_gzip(_site_with(tmp_path / "one", {"a.html": data}), cache)
+    (entry,) = cache.glob("*.gz9")
+    stale = time.time() - (headers.CACHE_DAYS + 1) * 86400
+    os.utime(entry, (stale, stale))
+    writing = cache / f"{entry.name}.1234.5678.partial"  # another build's, being written now
+    writing.write_bytes(b"")
+    headers.write_gzip(_site_with(tmp_path / "two", {"a.html": data}), cache)  # uses the entry
+    assert entry.is_file() and writing.is_file()
+    assert headers.prune_gzip_cache(cache) == 0
+
+
+def test_a_changed_file_gets_a_new_gzip_copy(tmp_path):
+    site = _site_with(tmp_path / "site", {"a.html": b"first " * 100})
+    assert headers.write_gzip(site) == 1
+    assert headers.write_gzip(site) == 0  # the copy is as new as its file
+    (site / "a.html").write_bytes(b"second " * 100)
+    later = (site / "a.html.gz").stat().st_mtime + 10
+    os.utime(site / "a.html", (later, later))
+    assert headers.write_gzip(site) == 1
+    assert gzip.decompress((site / "a.html.gz").read_bytes()) == b"second " * 100
 
 
 def test_the_build_keeps_its_gzip_copies_in_the_projects_cache():
