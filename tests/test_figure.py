@@ -730,6 +730,19 @@ def test_a_pair_becomes_tabs_with_the_figure_first():
         assert hook.fill(f"<p>x</p><p>{key}</p>", out.figures, "page.md") == f"<p>x</p>{html}"
 
 
+def test_only_a_request_followed_at_once_by_its_answer_becomes_a_figure():
+    """Prose between the two fences, or an answer at another indent, is no pair: the page is
+    left as written (docs/conftest.py then reports the request without its answer)."""
+    req = fenced("request.json", json.dumps(demo_request()))
+    result = json.dumps(build_context_packet(demo_request()), ensure_ascii=False, indent=2)
+    for page in (
+        "\n".join([req, "", "Some prose.", "", fenced("result.json", result)]),
+        "\n".join([req, "", fenced("result.json", result, indent="    ")]),
+    ):
+        out = hook.rewrite(page, "en", "page.md")
+        assert (out.markdown, out.figures) == (page, {})
+
+
 def test_a_wrong_result_stops_the_build():
     result = build_context_packet(demo_request())
     result["packet"]["usedBudgetUnits"] = 4

@@ -162,6 +162,8 @@ def test_the_compiled_stdlib_is_the_vendored_one_with_its_imports_compiled():
     [
         ("hash", "json/__init__.pyc is not byte code of python_stdlib.zip's json/__init__.py"),
         ("magic", "traceback.pyc is not byte code of python_stdlib.zip's traceback.py"),
+        # checked-hash byte code: the runtime would read its source again at every import
+        ("flags", "traceback.pyc is not byte code of python_stdlib.zip's traceback.py"),
         ("other entry", "this.py differs from python_stdlib.zip's"),
         ("dropped", "its entries are not python_stdlib.zip's"),
         ("unpinned", "python_stdlib.compiled.zip: sha256"),
@@ -178,6 +180,8 @@ def test_hook_refuses_a_compiled_stdlib_that_is_not_the_vendored_source(
             return data[:8] + bytes(8) + data[16:]
         if damage == "magic" and name == "traceback.pyc":
             return b"\x00\x00\r\n" + data[4:]
+        if damage == "flags" and name == "traceback.pyc":
+            return data[:4] + (3).to_bytes(4, "little") + data[8:]
         if damage == "other entry" and name == "this.py":
             return data + b"\n"
         if damage == "dropped" and name == "traceback.pyc":

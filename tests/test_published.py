@@ -329,6 +329,11 @@ http {{
         ("anchors: {a/: [old]}\n", "expected {old id: new id"),
         ("pages: [\n", "not valid YAML"),
         ("anchors: {a/: {x: y, y: x}}\n", "the moves a/#x -> a/#y -> a/#x form a cycle"),
+        # a/ became b/: an anchor of a/ and one of b/ are then the same old anchor
+        (
+            "pages: {a/: b/}\nanchors: {a/: {x: y}, b/: {x: z}}\n",
+            "listed twice for page 'b/' with different targets",
+        ),
     ],
 )
 def test_a_mistake_in_moved_yml_is_named(text, message):
@@ -347,6 +352,12 @@ def test_an_anchor_moved_twice_leads_to_its_last_place_in_either_order(text):
 def test_an_id_shown_in_code_is_not_an_element_id():
     assert not moved._has_id('<p><code>&lt;span id="x"&gt;</code></p>', "x")
     assert moved._has_id('<h2 class="a" id="x">X</h2>', "x")
+    assert not moved._has_id('<a data-id="x" href="#">X</a>', "x")  # another attribute ending in id
+
+
+def test_an_anchor_that_moves_to_a_moved_page_lands_on_its_new_address():
+    moves = moved.parse_moves("pages: {a/: b/}\nanchors: {c/: {x: a/#y}}\n")
+    assert moves.anchors == {"c/": {"x": moved.Target("b/", "y")}}
 
 
 @pytest.mark.parametrize(
