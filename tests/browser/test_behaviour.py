@@ -346,3 +346,26 @@ def test_without_javascript_the_tab_key_stops_only_on_what_is_shown(
         if not focused["shown"]:
             hidden.append(focused["what"])
     assert hidden == []
+
+
+@pytest.mark.parametrize(("path", "word"), [("chapters/06-context-packet/rules/", "预算"), ("en/", "budget")])
+def test_a_followed_search_result_marks_the_words_on_its_page(
+    new_page, site_url: str, path: str, word: str
+) -> None:
+    """A search result opens its page with ?h=: the index, loaded only on intent, was never
+    loaded there, and nothing was marked."""
+    page, _ = new_page(viewport={"width": 1280, "height": 800})
+    goto(page, urljoin(site_url, path) + "?h=" + word)
+    marks = page.locator(".md-content mark[data-md-highlight]")
+    marks.first.wait_for(state="attached", timeout=15_000)
+    assert word.lower() in marks.first.text_content().lower()
+
+
+def test_tab_labels_are_not_underlined_like_links(new_page, site_url: str) -> None:
+    page, _ = new_page(viewport={"width": 1280, "height": 800})
+    goto(page, urljoin(site_url, "chapters/06-context-packet/test-paths/"))
+    decorations = page.evaluate(
+        """() => ({tab: getComputedStyle(document.querySelector('.tabbed-labels a')).textDecorationLine,
+                   link: getComputedStyle(document.querySelector('.md-content a[href^="../"]')).textDecorationLine})"""
+    )
+    assert decorations == {"tab": "none", "link": "underline"}

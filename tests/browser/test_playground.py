@@ -1143,3 +1143,26 @@ def test_a_tap_opens_the_playground_without_raising_the_keyboard(browser, site_u
         assert page.evaluate("document.activeElement.tagName") != "TEXTAREA"
     finally:
         context.close()
+
+
+def test_on_a_touch_screen_the_editor_does_not_zoom_and_the_buttons_fit_a_finger(new_page, site_url):
+    """A phone's browser zooms into a text field under 16 px when it is tapped; a finger needs
+    about 44 px of button; :hover stuck to the last button tapped (a review on a touch phone)."""
+    page, _ = new_page(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    goto(page, site_url + page_url(example_page()))
+    assert page.evaluate("matchMedia('(pointer: coarse)').matches && !matchMedia('(hover: hover)').matches")
+    opener = page.locator(OPEN).first
+    opener.scroll_into_view_if_needed()
+    opener.tap()
+    page.locator(".hb-playground__editor").first.wait_for(state="visible")
+    sizes = page.evaluate(
+        """() => ({
+          editor: parseFloat(getComputedStyle(document.querySelector('.hb-playground__editor')).fontSize),
+          buttons: Array.from(document.querySelectorAll('.hb-playground__button'))
+            .filter(b => b.offsetParent !== null).map(b => b.getBoundingClientRect().height),
+          opener: getComputedStyle(document.querySelector('[data-playground-open]')).backgroundColor,
+        })"""
+    )
+    assert sizes["editor"] >= 16, sizes
+    assert len(sizes["buttons"]) >= 3 and min(sizes["buttons"]) >= 43.5, sizes
+    assert sizes["opener"] == "rgba(0, 0, 0, 0)", "the tapped button keeps a hover background"

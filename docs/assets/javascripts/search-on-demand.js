@@ -4,8 +4,8 @@
  * Material's script starts its search worker and fetches search/search_index.json (about
  * 0.5 MB per edition) as soon as a page loads. Most page views never search, so this holds
  * both back until a sign of intent: focus or a click in the search box, a tap on the search
- * icon, one of Material's search shortcut keys (/, s, f), or a search query in the address
- * (?q=). Search then starts exactly as before ("Initializing search" shows meanwhile). If the
+ * icon, one of Material's search shortcut keys (/, s, f), or a search query or the words to mark
+ * in the address (?q=, ?h=). Search then starts exactly as before ("Initializing search" shows meanwhile). If the
  * index cannot be fetched then (the connection has gone since the page loaded), the search box
  * says so in the page's language.
  *
@@ -16,7 +16,9 @@
   "use strict";
 
   var INDEX = /\/search\/search_index\.json(?:[?#]|$)/;
-  var wanted = /[?&]q=/.test(window.location.search);
+  // ?q= opens search with a query; ?h= (a result the reader followed) marks the words on the
+  // page, with the index.
+  var wanted = /[?&][qh]=/.test(window.location.search);
   var waiting = [];
 
   function want() {
