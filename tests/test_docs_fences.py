@@ -269,6 +269,17 @@ $.taskAnchor.goal: not the builder's words
 ```json title="context-packet-request.schema.json"
 --8<-- "src/harnessbook/schemas/context-packet-result.schema.json"
 ```
+
+```python
+>>> 1 + 1
+3
+```
+
+```console
+$ (exit 3)
+$ echo $?
+3
+```
 """
 
 BROKEN_PAGE_FAILURES = [
@@ -281,11 +292,13 @@ BROKEN_PAGE_FAILURES = [
     "the result is equal to the result.json fence (line 38), but not laid out as the builder prints it",
     "context-packet-request.schema.json: snippet src/harnessbook/schemas/context-packet-result.schema.json "
     "is not that schema file",
+    "Expected:\n    3\nGot:\n    2",
 ]
 """What the book's evaluators (docs/conftest.py) report for each example of BROKEN_PAGE: the
 console evaluator (wrong output, a session that ends early, a command that fails without a word), a wrong InvalidRequestError, a result equal but not printed as the builder
 prints it, and a schema fence of the wrong file (the page run-examples shows only the python and
-the result.json failures)."""
+the result.json failures), and a doctest whose output is wrong. The page's last example, a
+command that fails and is followed by a shown `echo $?`, is right and must pass."""
 
 
 def test_every_evaluator_fails_an_example_shown_wrong(tmp_path: Path):
@@ -311,6 +324,6 @@ def test_every_evaluator_fails_an_example_shown_wrong(tmp_path: Path):
         timeout=120,
     )
     assert completed.returncode == 1, completed.stdout + completed.stderr
-    assert f"{len(BROKEN_PAGE_FAILURES)} failed" in completed.stdout, completed.stdout
+    assert f"{len(BROKEN_PAGE_FAILURES)} failed, 1 passed" in completed.stdout, completed.stdout
     for failure in BROKEN_PAGE_FAILURES:
         assert failure in completed.stdout, f"not reported: {failure!r}\n{completed.stdout}"

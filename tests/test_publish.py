@@ -577,3 +577,21 @@ def test_script_text_is_hashed_as_written_with_its_character_references(tmp_path
     """The browser hashes a script's source text: `&amp;` inside a script is five characters."""
     site = _fake_site(tmp_path, "<script>if (a &amp;&amp; b) go('&lt;')</script>")
     assert headers.script_hash("if (a &amp;&amp; b) go('&lt;')") in headers.site_script_hashes(site)
+
+
+def test_an_editions_inner_build_writes_no_headers(tmp_path: Path):
+    """The i18n plugin builds each edition inside the whole build: the headers, the policy and
+    the .gz copies come once, when every edition is there (they took seconds a time)."""
+    from types import SimpleNamespace
+
+    hook = load_module("publish_hook", ROOT / "hooks" / "publish.py")
+    site = _fake_site(tmp_path, "<html><script>ok()</script></html>")
+
+    class Config(dict):
+        site_dir = str(site)
+        site_url = "https://example.org/"
+        config_file_path = str(tmp_path / "mkdocs.yml")
+        plugins: dict = {"i18n": SimpleNamespace(building=True)}  # noqa: RUF012 - a stand-in config object
+
+    hook.on_post_build(Config())
+    assert not (site / headers.HEADERS_FILE).exists() and not (site / "robots.txt").exists()

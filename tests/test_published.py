@@ -386,3 +386,19 @@ def test_a_redirect_page_shows_the_new_address_with_the_sites_path():
     )
     assert ">/en/new/</a>" in moved.redirect_page("en", "en/old/", "en/new/", "https://h.example/")
     assert ">/en/new/</a>" in moved.redirect_page("en", "en/old/", "en/new/", None)
+
+
+def test_a_heading_outside_the_article_is_no_address(tmp_path):
+    """Only the article's headings are addresses a reader links to: not the navigation's, not
+    a heading Material or a hook puts elsewhere on the page."""
+    page = tmp_path / "index.html"
+    page.write_text(
+        '<html><body><nav><h2 id="outside">Nav</h2></nav><div class="md-content__inner">'
+        '<h2 id="inside">In</h2></div></body></html>',
+        encoding="utf-8",
+    )
+    published.parse_page.cache_clear()
+    try:
+        assert published.parse_page(page).headings == ("inside",)
+    finally:
+        published.parse_page.cache_clear()

@@ -955,3 +955,21 @@ def test_the_worker_fix_fails_the_build_when_material_changes():
 
     with pytest.raises(PluginError, match="no longer holds"):
         cjk_search.patch("function fe(t,e){}")
+
+
+def test_the_default_editions_inventory_keeps_only_its_own_items():
+    """Unit check of the split (the built site has no item that would tell): an item under
+    ``en/`` belongs to the English edition's inventory only."""
+    from hooks import search_per_edition
+    from mkdocstrings import Inventory, InventoryItem
+
+    items = [
+        InventoryItem(name, "py:function", "function", uri)
+        for name, uri in (("a", "ref/#a"), ("b", "en/ref/#b"))
+    ]
+    whole = Inventory(items, project="book")
+    zh = search_per_edition.edition_inventory(whole, None, ["en"], "book")
+    en = search_per_edition.edition_inventory(whole, "en", ["en"], "book (English)")
+    assert [(item.name, item.uri) for item in zh.values()] == [("a", "ref/#a")]
+    assert [(item.name, item.uri) for item in en.values()] == [("b", "ref/#b")]
+    assert (zh.project, en.project) == ("book", "book (English)")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,3 +100,30 @@ def test_a_failed_build_fails_the_test_with_its_output_and_keeps_the_along_build
         conftest.cached_build({"FAIL": "1"}, along=[PUBLISHED])
     assert not (conftest.CACHE / f"{conftest._build_name({'FAIL': '1'})}.log").exists()
     assert (conftest.CACHE / f"{conftest._build_name(PUBLISHED)}.log").exists()
+
+
+def test_an_along_build_finished_while_its_lock_was_taken_is_not_made_again(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another worker can finish the along build between the look for its log and the lock."""
+    published_log = conftest.CACHE / f"{conftest._build_name(PUBLISHED)}.log"
+    real_flock = fcntl.flock
+
+    def flock(file: Any, operation: int) -> None:
+        if operation & fcntl.LOCK_NB and Path(file.name).stem == published_log.stem:
+            published_log.write_text("built published by another worker", encoding="utf-8")
+        return real_flock(file, operation)
+
+    conftest.CACHE.mkdir(parents=True)
+    monkeypatch.setattr(fcntl, "flock", flock)  # the module conftest locks with
+    conftest.cached_build(along=[PUBLISHED])
+    assert started(cache) == {"book"}
+
+
+def test_old_builds_are_removed_beyond_the_kept_number(cache: Path) -> None:
+    for n in range(conftest.KEEP + 2):
+        conftest.cached_build({"NAME": f"build{n}"})
+    kept = [p for p in conftest.CACHE.iterdir() if p.is_dir()]
+    assert len(kept) == conftest.KEEP
+    assert {p.name for p in kept} == {f.stem for f in conftest.CACHE.glob("*.log")}
+    assert conftest._build_name({"NAME": f"build{conftest.KEEP + 1}"}) in {p.name for p in kept}
