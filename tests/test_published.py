@@ -189,6 +189,34 @@ def test_moved_project_resolves_every_old_address(moved_site):
         if p.address.url == "/en/new/place/#renamed-old"
     }
     assert why == {"the alias at #renamed-old goes to /en/new/place/#renamed-new, not /en/new/place/#kept"}
+    # A redirect page that lands elsewhere than moved.yml says is caught.
+    elsewhere = moved.parse_moves(
+        moved_project.MOVED_YML.replace("older/place/: old/place/", "older/place/: other/")
+    )
+    why = {
+        p.why for p in published.check(moved_site, addresses, elsewhere) if p.address.url == "/older/place/"
+    }
+    assert why == {"the redirect page at /older/place/ goes to /new/place/, not /other/"}
+
+
+def test_an_alias_whose_target_is_gone_is_caught(moved_site, tmp_path):
+    site = tmp_path / "site"
+    shutil.copytree(moved_site, site)
+    page = site / "en" / "new" / "place" / "index.html"
+    page.write_text(
+        page.read_text(encoding="utf-8").replace('id="renamed-new"', 'id="renamed-newer"'), encoding="utf-8"
+    )
+    addresses = [published.Address(*line.split()) for line in moved_project.manifest_lines()]
+    published.parse_page.cache_clear()
+    try:
+        problems = published.check(site, addresses, moved.parse_moves(moved_project.MOVED_YML))
+    finally:
+        published.parse_page.cache_clear()
+    gone = "moved.yml moves it to /en/new/place/#renamed-new, which does not exist"
+    assert {(p.address.url, p.why) for p in problems} == {  # the old page's address too: it moved there
+        ("/en/new/place/#renamed-old", gone),
+        ("/en/old/place/#renamed-old", gone),
+    }
 
 
 def test_redirect_pages_have_no_inline_script(moved_site):
