@@ -1166,3 +1166,10 @@ def test_on_a_touch_screen_the_editor_does_not_zoom_and_the_buttons_fit_a_finger
     assert sizes["editor"] >= 16, sizes
     assert len(sizes["buttons"]) >= 3 and min(sizes["buttons"]) >= 43.5, sizes
     assert sizes["opener"] == "rgba(0, 0, 0, 0)", "the tapped button keeps a hover background"
+    # Reset by tap puts the request back without focusing the editor (a phone's keyboard).
+    editor = page.locator(".hb-playground__editor").first
+    editor.fill('{"edited": true}')
+    page.evaluate("document.activeElement.blur()")
+    page.locator("[data-playground-reset]").first.tap()
+    assert editor.input_value().startswith("{\n") and "edited" not in editor.input_value()
+    assert not page.evaluate("document.activeElement.classList.contains('hb-playground__editor')")

@@ -445,9 +445,17 @@
           go();
         }
       });
+      // As with the open control: a tap puts the request back without focusing the editor,
+      // which would raise a phone's keyboard over it.
+      var resetTapped = false;
+      reset.addEventListener("pointerdown", function (event) {
+        resetTapped = event.pointerType === "touch";
+      });
       reset.addEventListener("click", function () {
         editor.value = original;
-        showFromTheTop(editor);
+        if (resetTapped) editor.scrollTop = 0;
+        else showFromTheTop(editor);
+        resetTapped = false;
       });
       panel.go = go;
       panel.editor = editor;
