@@ -8,7 +8,7 @@ paint: with the same CSS in one file, the first contentful paint of a field page
 1.35 s to 1.05 s.
 
 So ``extra_css`` becomes one entry, :data:`TARGET`, written once every edition is built: the
-listed stylesheets concatenated in their ``extra_css`` order, which keeps the cascade they had
+listed stylesheets, without their comments, concatenated in their ``extra_css`` order, which keeps the cascade they had
 as separate files (none of them uses ``@import``, ``@charset`` or a relative ``url()``; a test
 checks). The book's own files stay where they are in ``docs/`` and are not copied to the site
 on their own; mkdocstrings' generated file is read from the site, where it writes it (and
@@ -17,6 +17,7 @@ stays there, unlinked: the next edition's build writes it again).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -26,6 +27,17 @@ from mkdocs.structure.files import Files
 
 TARGET = "assets/stylesheets/site.css"
 """The one stylesheet every page links after Material's own."""
+
+_COMMENT_OR_STRING = re.compile(r"""("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')|/\*.*?\*/""", re.DOTALL)
+
+
+def without_comments(css: str) -> str:
+    """``css`` without its comments (strings are left whole, a ``/*`` in one included) and the
+    blank lines they leave. The sources keep their comments; the reader's copy, loaded before
+    the first paint of every page, does not need them (about 6 KB of the 22)."""
+    text = _COMMENT_OR_STRING.sub(lambda match: match.group(1) or "", css)
+    return "\n".join(line.rstrip() for line in text.splitlines() if line.strip())
+
 
 _sources: list[str] = []
 """The stylesheets ``extra_css`` listed, in order, without repeats (filled by ``on_config``)."""
@@ -62,8 +74,8 @@ def combined(config: MkDocsConfig) -> str:
         for folder in (Path(config.docs_dir), Path(config.site_dir)):
             source = folder / path
             if source.is_file():
-                text = source.read_text(encoding="utf-8")
-                parts.append(f"/* {path} */\n{text.rstrip()}\n")
+                text = without_comments(source.read_text(encoding="utf-8"))
+                parts.append(f"/* {path} */\n{text}\n")
                 break
         else:
             raise PluginError(

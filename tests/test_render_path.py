@@ -131,12 +131,19 @@ def test_site_css_is_every_listed_stylesheet_once_in_order(built_site):
     position = 0
     for path in sources:
         source = DOCS / path if (DOCS / path).is_file() else site / path
-        body = source.read_text(encoding="utf-8").rstrip()
+        body = HOOK.without_comments(source.read_text(encoding="utf-8"))
         found = text.find(body, position)
         assert found >= position, f"{path} is not in {HOOK.TARGET} after the stylesheet before it"
         position = found + len(body)
     for path in configured_extra_css():
         assert not (site / path).exists(), f"{path} is in the site on its own as well as in {HOOK.TARGET}"
+
+
+def test_comments_go_and_everything_else_stays():
+    css = "a { content: \"/* kept */\"; } /* gone */\n\n/* gone\ntoo */\nb { x: '*/' }  \n"
+    assert HOOK.without_comments(css) == "a { content: \"/* kept */\"; }\nb { x: '*/' }"
+    site = (DOCS / "assets" / "stylesheets" / "extra.css").read_text(encoding="utf-8")
+    assert "/*" in site and "/*" not in HOOK.without_comments(site)
 
 
 @pytest.mark.parametrize("path", configured_extra_css())
