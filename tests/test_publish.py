@@ -30,6 +30,8 @@ import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import yaml
@@ -501,21 +503,24 @@ def test_json_data_blocks_are_not_scripts(tmp_path: Path):
     assert headers.site_script_hashes(site) == {headers.script_hash("var a=1")}
 
 
+def stand_in_config(site: Path, plugins: dict | None = None) -> Any:
+    """What hooks/publish.py's on_post_build reads of MkDocs' config."""
+    return SimpleNamespace(
+        site_dir=str(site),
+        site_url="https://example.org/",
+        config_file_path=str(site.parent / "mkdocs.yml"),
+        plugins=plugins or {},
+    )
+
+
 def test_the_build_fails_when_a_page_would_break(tmp_path: Path):
     """The hook's last step: a page the policy cannot allow stops the build."""
     hook = load_module("publish_hook", ROOT / "hooks" / "publish.py")
     site = _fake_site(tmp_path, '<button onclick="go()">x</button>')
-
-    class Config(dict):
-        site_dir = str(site)
-        site_url = "https://example.org/"
-        config_file_path = str(tmp_path / "mkdocs.yml")
-        plugins: dict = {}  # noqa: RUF012 - a stand-in config object
-
     with pytest.raises(PluginError, match="onclick"):
-        hook.on_post_build(Config())
+        hook.on_post_build(stand_in_config(site))
     (site / "index.html").write_text("<html><script>ok()</script></html>")
-    hook.on_post_build(Config())  # a plain inline script is hashed, and the build goes on
+    hook.on_post_build(stand_in_config(site))  # a plain inline script is hashed, and the build goes on
     assert headers.script_hash("ok()") in headers.written_policy(site)
 
 
@@ -582,16 +587,7 @@ def test_script_text_is_hashed_as_written_with_its_character_references(tmp_path
 def test_an_editions_inner_build_writes_no_headers(tmp_path: Path):
     """The i18n plugin builds each edition inside the whole build: the headers, the policy and
     the .gz copies come once, when every edition is there (they took seconds a time)."""
-    from types import SimpleNamespace
-
     hook = load_module("publish_hook", ROOT / "hooks" / "publish.py")
     site = _fake_site(tmp_path, "<html><script>ok()</script></html>")
-
-    class Config(dict):
-        site_dir = str(site)
-        site_url = "https://example.org/"
-        config_file_path = str(tmp_path / "mkdocs.yml")
-        plugins: dict = {"i18n": SimpleNamespace(building=True)}  # noqa: RUF012 - a stand-in config object
-
-    hook.on_post_build(Config())
+    hook.on_post_build(stand_in_config(site, {"i18n": SimpleNamespace(building=True)}))
     assert not (site / headers.HEADERS_FILE).exists() and not (site / "robots.txt").exists()
