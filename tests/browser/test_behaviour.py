@@ -369,3 +369,26 @@ def test_tab_labels_are_not_underlined_like_links(new_page, site_url: str) -> No
                    link: getComputedStyle(document.querySelector('.md-content a[href^="../"]')).textDecorationLine})"""
     )
     assert decorations == {"tab": "none", "link": "underline"}
+
+
+@pytest.mark.parametrize("edition_root", ["", "en/"])
+def test_on_a_phone_names_stay_whole_and_section_arrows_fit_a_finger(
+    new_page, site_url: str, edition_root: str
+) -> None:
+    """At 360 px the reference index broke JSON paths mid-word (`$.candidat|es[i].kind`), and the
+    arrows that open a section of the navigation were 20 px wide (WCAG 2.5.8 asks 24)."""
+    page, _ = new_page(viewport={"width": 360, "height": 740})
+    goto(page, urljoin(site_url, edition_root + "reference/"))
+    measured = page.evaluate(
+        """() => ({
+          broken: Array.from(document.querySelectorAll('.md-typeset table td:first-child > code:only-child'))
+            .filter(code => code.getClientRects().length > 1).map(code => code.textContent),
+          names: document.querySelectorAll('.md-typeset table td:first-child > code:only-child').length,
+          arrows: Array.from(document.querySelectorAll('.md-nav__container > label.md-nav__link'))
+            .map(label => { const r = label.getBoundingClientRect(); return [label.id, r.width, r.height]; }),
+        })"""
+    )
+    assert measured["names"] > 20 and measured["broken"] == []
+    assert measured["arrows"] and all(w >= 24 and h >= 24 for _, w, h in measured["arrows"]), measured[
+        "arrows"
+    ]
