@@ -56,8 +56,9 @@
 // pixels past its heading on a phone: the tab sets above it are laid out only near the screen
 // (content-visibility: auto in figure.css), at a reserved height until then, and those the
 // browser laid out on arriving changed height after it had scrolled. Scroll to the target again
-// until it stays put (a few frames at most); a reader who scrolls first keeps their place, and
-// a newer #fragment (a link followed meanwhile) ends the older one's scrolling.
+// until it has stayed put for a while (a second or two at most); a reader who scrolls or
+// presses first keeps their place, and a newer #fragment (a link followed meanwhile) ends the
+// older one's scrolling.
 (() => {
   let latest = 0;
   const settle = () => {
@@ -71,20 +72,21 @@
     const target = id && document.getElementById(id);
     if (!target) return;
     let tries = 0;
+    let still = 0;
     let moved = false;
     const stop = () => (moved = true);
     window.addEventListener("wheel", stop, { once: true, passive: true });
     window.addEventListener("touchstart", stop, { once: true, passive: true });
+    window.addEventListener("pointerdown", stop, { once: true, passive: true });
     window.addEventListener("keydown", stop, { once: true });
+    // Every other frame, for as long as the target keeps moving and then 8 times more: a tab set
+    // laid out late (a slow machine, a large figure) moved it after one quiet check.
     const again = () => {
-      if (moved || mine !== latest || tries++ > 10) return;
+      if (moved || mine !== latest || tries++ > 60) return;
       const before = target.getBoundingClientRect().top;
       target.scrollIntoView();
-      requestAnimationFrame(() =>
-        requestAnimationFrame(() => {
-          if (Math.abs(target.getBoundingClientRect().top - before) > 1) again();
-        }),
-      );
+      still = Math.abs(target.getBoundingClientRect().top - before) > 1 ? 0 : still + 1;
+      if (still < 8) requestAnimationFrame(() => requestAnimationFrame(again));
     };
     requestAnimationFrame(again);
   };
