@@ -250,8 +250,9 @@ class ConsoleParser:
         statuses = [int(status) for status in markers[1:]]
         failures = []
         for index, ((command, expected), actual) in enumerate(zip(example.parsed, outputs, strict=False)):
-            if actual.rstrip("\n") != expected.rstrip("\n"):
-                failures.append(f"$ {command}\n{_diff(expected.rstrip(chr(10)), actual.rstrip(chr(10)))}")
+            shown, ran = expected.rstrip("\n"), actual.rstrip("\n")
+            if ran != shown:
+                failures.append(f"$ {command}\n{_diff(shown, ran)}")
             # A command that fails without a word would pass unseen: it must show its output or
             # be followed by a shown `echo $?`.
             following = example.parsed[index + 1][0].strip() if index + 1 < len(example.parsed) else ""
