@@ -145,7 +145,7 @@ def test_unknown_schema_name_is_a_usage_error(capsys):
     code, out, err = run(["schema", "packet"])
     assert code == EXIT_CODES["usage"] == 64
     assert out == ""
-    assert "invalid choice" in err
+    assert "no schema is named 'packet'" in err
     assert capsys.readouterr() == ("", "")
 
 
@@ -298,7 +298,6 @@ def test_directory_exits_1(tmp_path):
 @pytest.mark.parametrize(
     "data",
     [
-        pytest.param(b"", id="empty"),
         pytest.param(b"{", id="truncated"),
         pytest.param(b"{'a': 1}", id="single-quotes"),
         pytest.param(b'{"a": 1,}', id="trailing-comma"),
@@ -538,7 +537,7 @@ def test_a_number_too_small_to_read_is_refused_as_written():
     assert (code, out) == (1, "")
     assert (
         err
-        == "harnessbook: standard input is not JSON: the number 1e-400 is too small to read (it would read as 0)\n"
+        == "harnessbook: standard input has the number 1e-400, too small for a float (it would read as 0)\n"
     )
     code, _, err = run(["build", "-"], stdin=b'{"budgetUnits": 0.0e-400}')  # written as zero: read
     assert code == 2 and "got 0.0 (number)" in err
@@ -563,3 +562,112 @@ def test_characters_that_reorder_or_break_a_line_are_printed_escaped():
     assert "\\u202eevil\\u2066x\\u2069" in out and "a\\u2028b" in out
     assert not any(char in out for char in "\u202e\u2066\u2069\u2028")
     assert "定位单一测试失败" in out  # other text stays unescaped
+
+
+# --------------------------------------------------------------------------- a user's second look
+
+
+def test_c1_controls_and_del_are_escaped_in_the_output():
+    """U+0085 NEXT LINE breaks a line (str.splitlines, many terminals) and U+009B starts a
+    terminal escape sequence: written raw, an id split the output's line in two."""
+    request: Any = demo_request()
+    request["candidates"][0]["id"] = "scope\u0085rule\u009b31m\u007f"
+    code, out, _ = run(["build", "-"], json.dumps(request).encode())
+    assert code == 0
+    assert '"id": "scope\\u0085rule\\u009b31m\\u007f"' in out
+    assert len(out.splitlines()) == out.count("\n")
+    assert json.loads(out) == build_context_packet(request)  # the same JSON value
+
+
+@pytest.mark.parametrize(
+    ("stdin", "said"),
+    [
+        (b"", "is empty"),
+        (b"\xef\xbb\xbf", "is empty"),  # a byte-order mark alone
+        (b" \r\n\t\n", "holds only white space"),
+    ],
+)
+def test_an_empty_input_is_called_empty(stdin, said):
+    assert run(["build", "-"], stdin) == (1, "", f"harnessbook: standard input {said}\n")
+
+
+@pytest.mark.parametrize("bom", [b"\xff\xfe", b"\xfe\xff"])
+def test_utf16_input_is_named(bom):
+    text = '{"budgetUnits": 8}'.encode("utf-16-le" if bom == b"\xff\xfe" else "utf-16-be")
+    assert run(["build", "-"], bom + text) == (
+        1,
+        "",
+        "harnessbook: standard input is not UTF-8: it starts with a UTF-16 byte-order mark (save it as UTF-8)\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("no\nsuch\x1b[31m.json", "no\\u000asuch\\u001b[31m.json"),
+        ("", '""'),
+        (" padded.json ", '" padded.json "'),
+        ("x" * 200, "x" * 117 + "..."),
+    ],
+)
+def test_a_file_name_is_shown_on_one_line(tmp_path, monkeypatch, name, shown):
+    monkeypatch.chdir(tmp_path)
+    assert run(["build", name]) == (1, "", f"harnessbook: cannot read {shown}: No such file or directory\n")
+
+
+def test_lang_without_svg_is_a_usage_error():
+    code, out, err = run(["build", "--lang", "en", "-"], json.dumps(demo_request()).encode())
+    assert (code, out) == (64, "")
+    assert err.endswith("harnessbook build: error: --lang is the figure's language: it needs --format svg\n")
+    code, out, _ = run(["build", "--format", "svg", "--lang", "en", "-"], json.dumps(demo_request()).encode())
+    assert code == 0 and 'lang="en"' in out
+    code, out, _ = run(["build", "--format", "svg", "-"], json.dumps(demo_request()).encode())
+    assert code == 0 and 'lang="zh"' in out  # the default language
+
+
+@pytest.mark.parametrize("text", ["5_000", " 5000", "5000 ", "\u0665\u0660\u0660\u0660", "+5000", "5e3"])
+def test_max_bytes_takes_ascii_digits_only(text):
+    code, out, err = run(["build", "--max-bytes", text, "-"], b"{}")
+    assert (code, out) == (64, "")
+    assert err.endswith(f"argument --max-bytes: not a whole number of bytes: {text!r}\n")
+
+
+def test_a_wrong_schema_name_is_refused_in_the_package_s_words():
+    """argparse's own words for a wrong choice change between Python releases (quoted or not);
+    the CLI page shows this message, so it must not."""
+    code, out, err = run(["schema", "packet"])
+    assert (code, out) == (64, "")
+    assert err == (
+        "usage: harnessbook schema [-h] {request,result}\n"
+        "harnessbook schema: error: argument name: no schema is named 'packet' (choose from request, result)\n"
+    )
+
+
+def test_the_command_writes_standard_error_as_utf8(monkeypatch):
+    """As the command (no streams given), problems quote the request's text as written, not as
+    Python's backslash escapes that look like JSON's."""
+    import harnessbook.cli
+
+    raw_err = io.BytesIO()
+    err = io.TextIOWrapper(raw_err, encoding="ascii", errors="backslashreplace")
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setattr("sys.stdout", io.TextIOWrapper(io.BytesIO(), encoding="ascii"))
+    monkeypatch.setattr(
+        "sys.stdin", io.TextIOWrapper(io.BytesIO('{"taskAnchor": "八"}'.encode()), encoding="utf-8")
+    )
+    monkeypatch.setattr(harnessbook.cli, "_quiet_stdout", lambda: None)
+    assert main(["build", "-"]) == 2
+    err.flush()
+    assert '$.taskAnchor: must be an object, got "八" (string)' in raw_err.getvalue().decode("utf-8")
+
+
+def test_the_tables_the_package_reads_are_read_only():
+    """The builder is pure: no caller can change what a later call does through a module table."""
+    from harnessbook.context_packet import TIERS
+    from harnessbook.figure import LIGHT_COLOURS
+    from harnessbook.schemas import SCHEMA_FILES
+
+    for table in (TIERS, EXIT_CODES, SCHEMA_FILES, LIGHT_COLOURS):
+        with pytest.raises(TypeError):
+            table["constraint"] = 5  # type: ignore[index]
+    assert TIERS == {"constraint": 1, "direct-evidence": 1, "history-summary": 2, "reference": 3}

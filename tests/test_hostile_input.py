@@ -641,7 +641,10 @@ def test_a_number_too_large_for_a_float_is_named_as_written(literal: str) -> Non
     # json would read it as infinity: the reader is told what they wrote, not "inf".
     code, out, err = run(["build", "-"], f'{{"budgetUnits": {literal}}}'.encode())
     assert (code, out) == (1, "")
-    assert err == f"harnessbook: standard input is not JSON: the number {literal} is too large to read\n"
+    # Valid JSON (RFC 8259 lets a reader limit the range), so not called "not JSON".
+    assert err == (
+        f"harnessbook: standard input has the number {literal}, too large for a float (it would read as infinity)\n"
+    )
     assert run(["build", "-"], b'{"budgetUnits": 1e308}')[0] == 2  # large, but a float: read
 
 
@@ -737,7 +740,8 @@ def wait_until_reading_standard_input(pid: int, timeout: float = 60.0) -> None:
         time.sleep(0.05)
 
 
-def test_sigint_exits_130_quietly() -> None:
+def test_sigint_ends_the_command_by_sigint_quietly() -> None:
+    """As Python ends on a Ctrl-C nobody caught: by SIGINT itself, which a shell reports as 130."""
     process = subprocess.Popen(
         [str(SCRIPT), "build", "-"],
         stdin=subprocess.PIPE,
@@ -750,7 +754,38 @@ def test_sigint_exits_130_quietly() -> None:
     wait_until_reading_standard_input(process.pid)  # past start-up, however slow the machine
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
-    assert (process.returncode, out, err) == (130, b"", b"")
+    assert (process.returncode, out, err) == (-signal.SIGINT, b"", b"")
+
+
+def test_ctrl_c_stops_the_script_that_runs_the_command() -> None:
+    """A terminal's Ctrl-C signals the whole foreground group. bash waits for the child, and
+    stops the script only if the child died of SIGINT: after a child that exits 130 it carries
+    on (it printed "after 130")."""
+    reader, writer = os.pipe()  # the command's input, kept open: the command waits on it
+    try:
+        process = subprocess.Popen(
+            ["bash", "-c", '"$HB" build -; echo "after $?"'],
+            stdin=reader,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "HB": str(SCRIPT)},
+            start_new_session=True,  # a group of its own, as a terminal's foreground job
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+        if not children.exists():
+            pytest.skip("needs Linux's /proc/PID/task/PID/children to find the command")
+        deadline = time.monotonic() + 60
+        while not children.read_text().split():
+            assert time.monotonic() < deadline, "bash did not start the command within 60 s"
+            time.sleep(0.05)
+        wait_until_reading_standard_input(int(children.read_text().split()[0]))
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        os.close(reader)
+        os.close(writer)
+    assert (process.returncode, out, err) == (-signal.SIGINT, b"", b"")
 
 
 def test_a_reader_that_stops_early_gives_the_verdict_every_time() -> None:

@@ -109,7 +109,7 @@ def test_build_help_explains_the_file_argument(wide_terminal, capsys):
     for argument, text in [
         ("FILE", "a JSON file, or - for standard input"),
         ("--format {json,svg}", "print the result as JSON (the default) or draw it as an SVG figure"),
-        ("--lang {zh,en}", "the figure's language (svg only)"),
+        ("--lang {zh,en}", "the figure's language (svg only; zh by default)"),
         ("--max-bytes N", "refuse input larger than N bytes (default 67108864, 64 MiB)"),
     ]:
         assert re.search(rf"^  {re.escape(argument)} +{re.escape(text)}$", out, re.M), (argument, out)
@@ -549,8 +549,17 @@ def test_a_value_nested_too_deeply_to_show_is_named_by_its_type():
         deep = (deep,)
     assert budget_problem(deep) == (
         "$.budgetUnits: must be an integer greater than 0, "
-        "got (((((((((((((((((((((...))))))))))))))))))))) (Python tuple)"
+        "got (((((((((((((((((((((...),),),),),),),),),),),),),),),),)... (Python tuple)"
     )
+
+
+def test_a_one_item_tuple_is_shown_as_python_writes_it():
+    """("a") would read as a parenthesised string, not a tuple."""
+    assert (
+        budget_problem(("a",))
+        == '$.budgetUnits: must be an integer greater than 0, got ("a",) (Python tuple)'
+    )
+    assert budget_problem(("a", "b")).endswith('got ("a", "b") (Python tuple)')
 
 
 def test_a_huge_tuple_is_shown_without_encoding_it():
@@ -968,12 +977,14 @@ def test_ctrl_c_exits_130_without_a_word(monkeypatch):
     given), which points file descriptor 1 at /dev/null: recorded here, not done."""
     import harnessbook.cli
 
-    quieted: list[bool] = []
-    monkeypatch.setattr(harnessbook.cli, "_quiet_stdout", lambda: quieted.append(True))
+    done: list[str] = []
+    monkeypatch.setattr(harnessbook.cli, "_quiet_stdout", lambda: done.append("quiet"))
+    # Ending the process by SIGINT (what the command does next) would end this test's worker.
+    monkeypatch.setattr(harnessbook.cli, "_end_by_sigint", lambda: done.append("sigint"))
     out, err = io.StringIO(), io.StringIO()
     monkeypatch.setattr("sys.stdout", out)
     assert main(["build", "-"], stdin=Interrupted(), stderr=err) == 130
-    assert (out.getvalue(), err.getvalue(), quieted) == ("", "", [True])
+    assert (out.getvalue(), err.getvalue(), done) == ("", "", ["quiet", "sigint"])
 
 
 def test_a_program_that_gives_the_streams_gets_its_ctrl_c_back(monkeypatch):

@@ -12,7 +12,9 @@ Exit codes (stable, for scripts and CI):
 * 4: ``blocked``
 * 64: the command line is wrong (a usage error, reported by argparse)
 * 74: standard output could not be written: it is closed, or the disk is full
-* 130: interrupted (Ctrl-C, SIGINT), without a message
+* 130: interrupted (Ctrl-C, SIGINT), without a message. The command ends the way Python ends
+  on an uncaught Ctrl-C, by SIGINT itself: a shell reports 130, and a script or loop that runs
+  it stops too (bash carries on after a child that merely exits 130)
 
 A reader that stops early (``harnessbook demo | head -c1``) is not an error: the exit code
 is still the verdict (0, 3 or 4), whether or not the reader left before the output ended.
@@ -23,45 +25,53 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import contextlib
 import errno
 import json
 import math
 import os
 import re
+import signal
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar, cast
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TextIO, TypeVar, cast
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
 from harnessbook import __version__
 from harnessbook.context_packet import InvalidRequestError, build_context_packet, demo_request
-from harnessbook.context_packet.errors import _child, _cut
+from harnessbook.context_packet.errors import _child, _cut, _printable
 from harnessbook.figure import render_svg
 from harnessbook.schemas import SCHEMA_FILES, load_schema
 
 __all__ = ["main", "EXIT_CODES", "MAX_BYTES"]
 
-EXIT_CODES: dict[str, int] = {
-    "ready": 0,
-    "unreadable_input": 1,
-    "invalid_request": 2,
-    "refresh_required": 3,
-    "blocked": 4,
-    "usage": 64,
-    "output_failed": 74,
-    "interrupted": 130,
-}
-"""The exit code of each outcome."""
+EXIT_CODES: Final[Mapping[str, int]] = MappingProxyType(
+    {
+        "ready": 0,
+        "unreadable_input": 1,
+        "invalid_request": 2,
+        "refresh_required": 3,
+        "blocked": 4,
+        "usage": 64,
+        "output_failed": 74,
+        "interrupted": 130,
+    }
+)
+"""The exit code of each outcome (read-only)."""
 
 MAX_BYTES = 64 * 1024 * 1024
 """The largest input ``build`` reads by default: 64 MiB (change it with ``--max-bytes``)."""
 
-_ESCAPED_IN_OUTPUT = re.compile("[\ud800-\udfff\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_ESCAPED_IN_OUTPUT = re.compile(
+    "[\u007f-\u009f\ud800-\udfff\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 """Printed as ``\\uXXXX`` in the JSON output: lone surrogates (UTF-8 cannot encode them),
-the characters that reorder the text around them (bidi marks, embeddings, overrides, isolates)
-and the line and paragraph separators. The value is the same JSON; a reader's terminal or page
+the characters that reorder the text around them (bidi marks, embeddings, overrides, isolates),
+the line and paragraph separators, and DEL and the C1 controls (U+0085 NEXT LINE breaks a line,
+U+009B starts a terminal escape sequence; JSON already escapes the C0 controls). The value is the same JSON; a reader's terminal or page
 shows the line as it is, not reordered or broken."""
 _CHUNK = 1 << 16
 
@@ -125,7 +135,7 @@ def _escape_in_output(text: str) -> str:
 
 
 def _refuse_constant(name: str) -> NoReturn:
-    raise _Unreadable(f"{name} is not a JSON value (JSON has no NaN or Infinity)")
+    raise _Unreadable(f"is not JSON: {name} is not a JSON value (JSON has no NaN or Infinity)")
 
 
 def _finite_float(text: str) -> float:
@@ -134,10 +144,10 @@ def _finite_float(text: str) -> float:
     value = float(text)
     shown = _cut(text, 40)
     if value in (math.inf, -math.inf):
-        raise _Unreadable(f"the number {shown} is too large to read")
+        raise _Unreadable(f"has the number {shown}, too large for a float (it would read as infinity)")
     if value == 0 and re.search("[1-9]", text.lower().partition("e")[0]):
         # 1e-400 reads as 0.0: a value the reader never wrote, refused as its own words too.
-        raise _Unreadable(f"the number {shown} is too small to read (it would read as 0)")
+        raise _Unreadable(f"has the number {shown}, too small for a float (it would read as 0)")
     return value
 
 
@@ -180,6 +190,9 @@ def _first_repeat(root: Any, found: dict[int, tuple[dict[str, Any], str]]) -> st
 
 
 def _parse(data: bytes) -> Any:
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        # What Windows PowerShell 5's `>` writes.
+        raise _Unreadable("is not UTF-8: it starts with a UTF-16 byte-order mark (save it as UTF-8)")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -196,6 +209,8 @@ def _parse_text(text: str) -> Any:
     Shared with the in-browser playground, so both refuse the same texts: a repeated key,
     ``NaN`` or ``Infinity``, nesting too deep or an integer too long to read.
     """
+    if _BLANK.fullmatch(text):  # json's words would be "Expecting value (line 1, column 1)"
+        raise _Unreadable("is empty" if not text else "holds only white space")
     duplicates = _Duplicates()
     try:
         request = json.loads(
@@ -212,8 +227,8 @@ def _parse_text(text: str) -> Any:
         ) from None
     except RecursionError:
         raise _Unreadable("is nested too deeply to read") from None
-    except _Unreadable as error:
-        raise _Unreadable(f"is not JSON: {error.args[0]}") from None
+    except _Unreadable as error:  # a NaN, or a number no float holds: said in its own words
+        raise _Unreadable(error.args[0]) from None
     except ValueError:  # an integer with more digits than Python converts (its own words name a setting)
         limit = sys.get_int_max_str_digits()
         raise _Unreadable(f"has an integer with more than {limit} digits, too long to read") from None
@@ -226,6 +241,8 @@ def _parse_text(text: str) -> Any:
     return request
 
 
+_BLANK = re.compile("\ufeff?[ \t\r\n]*")
+"""A text with no JSON value at all (JSON's white space, after a byte-order mark if any)."""
 _READ_CHUNK = 1 << 20
 _Piece = TypeVar("_Piece", bytes, str)
 
@@ -291,7 +308,7 @@ def _say(stderr: TextIO | None, line: str) -> None:
 
 def _build(args: argparse.Namespace, stdin: TextIO | None, stderr: TextIO | None) -> tuple[bool, Any]:
     """Whether the input was read, and the request it holds."""
-    where = "standard input" if args.file == "-" else args.file
+    where = "standard input" if args.file == "-" else _file_name(args.file)
     try:
         return True, _read(args.file, stdin, args.max_bytes)
     except _Unreadable as error:
@@ -299,17 +316,35 @@ def _build(args: argparse.Namespace, stdin: TextIO | None, stderr: TextIO | None
         return False, None
 
 
+def _file_name(name: str) -> str:
+    """A file name as a message shows it: on one line (control characters escaped), cut to a
+    fixed width, and quoted when it is empty or has spaces or quotes at its ends."""
+    shown = _cut(_printable(name), 120)
+    return json.dumps(shown, ensure_ascii=False) if not shown or shown != shown.strip(" '\"") else shown
+
+
 def _max_bytes(text: str) -> int:
     shown = _cut(text, 40)
+    if not re.fullmatch("[0-9]+", text):  # int() also takes "5_000", " 5000 " and other scripts' digits
+        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {shown!r}")
     try:
         value = int(text)
-    except ValueError:
-        if text.strip().isdigit():  # more digits than Python converts
-            raise argparse.ArgumentTypeError(f"has too many digits: {shown!r}") from None
-        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {shown!r}") from None
+    except ValueError:  # more digits than Python converts
+        raise argparse.ArgumentTypeError(f"has too many digits: {shown!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _schema_name(text: str) -> str:
+    # argparse's `choices` words this differently from one Python release to the next (quoted
+    # or not): the book's pages show the message, so it is the package's own.
+    if text not in SCHEMA_FILES:
+        names = ", ".join(sorted(SCHEMA_FILES))
+        raise argparse.ArgumentTypeError(
+            f"no schema is named {_cut(_printable(repr(text)), 60)} (choose from {names})"
+        )
+    return text
 
 
 class _ClosedOutput(OSError):
@@ -385,7 +420,7 @@ def _parser(stdout: TextIO | None = None, stderr: TextIO | None = None) -> argpa
         default="json",
         help="print the result as JSON (the default) or draw it as an SVG figure",
     )
-    build.add_argument("--lang", choices=("zh", "en"), default="zh", help="the figure's language (svg only)")
+    build.add_argument("--lang", choices=("zh", "en"), help="the figure's language (svg only; zh by default)")
     build.add_argument(
         "--max-bytes",
         type=_max_bytes,
@@ -393,8 +428,10 @@ def _parser(stdout: TextIO | None = None, stderr: TextIO | None = None) -> argpa
         metavar="N",
         help=f"refuse input larger than N bytes (default {MAX_BYTES}, 64 MiB)",
     )
+    build.set_defaults(subparser=build)
     schema = commands.add_parser("schema", help="print the JSON Schema of the request or the result")
-    schema.add_argument("name", choices=sorted(SCHEMA_FILES), help="which schema")
+    # `choices` draws the usage line; `type` refuses a wrong name first, in the package's words.
+    schema.add_argument("name", type=_schema_name, choices=sorted(SCHEMA_FILES), help="which schema")
     return parser
 
 
@@ -434,13 +471,28 @@ def main(
         stdin = sys.stdin
     if stderr is None:
         stderr = sys.stderr
+        if own_stdout and stderr is not None and hasattr(stderr, "reconfigure"):
+            stderr.reconfigure(encoding="utf-8")  # problems quote the request's text as it is
     if not own_stdout:
         return _main(argv, stdin, stdout, stderr, own_stdout)
     try:
         return _main(argv, stdin, stdout, stderr, own_stdout)
     except KeyboardInterrupt:
         _quiet_stdout()
-        return EXIT_CODES["interrupted"]
+        _end_by_sigint()
+        return EXIT_CODES["interrupted"]  # where a process cannot end by a signal (Windows)
+
+
+def _end_by_sigint() -> None:
+    """End the process by SIGINT, as Python ends on a Ctrl-C nobody caught: the shell reports
+    130, and a script or loop running the command stops as well (bash goes on after a child
+    that merely exits 130). Does nothing where there are no POSIX signals."""
+    if os.name != "posix":  # pragma: no cover - Windows
+        return
+    with contextlib.suppress(AttributeError, OSError, ValueError):  # closed, or None
+        sys.stderr.flush()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
 
 
 def _failed_output(error: OSError, code: int, stderr: TextIO | None) -> int:
@@ -461,6 +513,8 @@ def _main(
 ) -> int:
     try:
         args = _parser(stdout, stderr).parse_args(argv)
+        if args.command == "build" and args.lang is not None and args.format != "svg":
+            args.subparser.error("--lang is the figure's language: it needs --format svg")
     except SystemExit as exit_:  # argparse reports usage errors (64) and --help (0) itself
         code = cast(int, exit_.code)  # _Parser.exit always exits with a number
         if code == 0 and own_stdout and stdout is not None:
@@ -498,7 +552,7 @@ def _main(
     try:
         if args.command == "build" and args.format == "svg":
             # The figure the book's pages show (harnessbook.figure); the exit code is the same.
-            out.write(render_svg(output, args.lang))
+            out.write(render_svg(output, args.lang or "zh"))
         else:
             _dump(output, out)
         out.flush()

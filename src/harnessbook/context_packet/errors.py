@@ -183,6 +183,8 @@ def _render(value: object, budget: int, depth: int = 0) -> str:
             part = _render(item, budget - used, depth + 1)
             parts.append(part)
             used += len(part) + 2
+        if kind is tuple and len(parts) == 1 and parts[0] != "...":
+            return f"({parts[0]},)"  # as Python writes a one-item tuple
         return ("[" if kind is list else "(") + ", ".join(parts) + ("]" if kind is list else ")")
     if kind is dict:
         parts = []

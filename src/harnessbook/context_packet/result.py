@@ -38,15 +38,15 @@ class SelectedItem(TypedDict):
 
     id: str
     """The candidate's id."""
-    kind: str
+    kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
     """The candidate's kind."""
     source: str
     """The candidate's source."""
     capturedAt: str
     """The candidate's capture time."""
-    relevance: str
+    relevance: Literal["current", "background"]
     """The candidate's relevance."""
-    freshness: str
+    freshness: Literal["fresh", "expired"]
     """Always ``fresh``: expired items are never selected."""
     sizeUnits: int
     """The units this item takes from the budget."""
@@ -63,15 +63,15 @@ class PointerItem(TypedDict):
 
     id: str
     """The candidate's id."""
-    kind: str
+    kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
     """The candidate's kind."""
     source: str
     """The candidate's source."""
     capturedAt: str
     """The candidate's capture time."""
-    relevance: str
+    relevance: Literal["current", "background"]
     """The candidate's relevance."""
-    freshness: str
+    freshness: Literal["fresh", "expired"]
     """Always ``fresh``."""
     sizeUnits: int
     """The candidate's size."""
@@ -107,7 +107,7 @@ class ExcludedItem(TypedDict):
 
     id: str
     """The candidate's id."""
-    kind: str
+    kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
     """The candidate's kind."""
     reason: Literal["expired", "conflict", "over_budget"]
     """Why it was left out."""
@@ -150,7 +150,7 @@ class EvidenceItem(TypedDict):
 
     id: str
     """The candidate's id."""
-    kind: str
+    kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
     """The candidate's kind."""
     decision: Literal["selected", "pointer", "excluded", "blocked", "not_assessed"]
     """What happened to the candidate."""

@@ -15,7 +15,9 @@ in order); none of them mutates anything.
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict, cast
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final, Literal, TypedDict, cast
 
 from harnessbook.context_packet.checks import _conflict_targets, _is_blank
 from harnessbook.context_packet.request import Candidate
@@ -40,13 +42,16 @@ __all__ = [
     "over_budget",
 ]
 
-TIERS: dict[str, int] = {
-    "constraint": 1,
-    "direct-evidence": 1,
-    "history-summary": 2,
-    "reference": 3,
-}
-"""Processing tier of each kind: lower tiers are processed first (the book's convention)."""
+TIERS: Final[Mapping[str, int]] = MappingProxyType(
+    {
+        "constraint": 1,
+        "direct-evidence": 1,
+        "history-summary": 2,
+        "reference": 3,
+    }
+)
+"""Processing tier of each kind: lower tiers are processed first (the book's convention).
+Read-only: the builder reads it, so no caller can change what another call does."""
 
 RULES: tuple[str, ...] = (
     "provenance_gate",

@@ -7,25 +7,29 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from typing import Any, Literal
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Final, Literal
 
 Lang = Literal["zh", "en"]
 
-LIGHT_COLOURS: dict[str, str] = {
-    "fg": "#1f2329",
-    "muted": "#4a5260",
-    "bg": "#ffffff",
-    "line": "#5c6370",
-    "grid": "#8a909c",
-    "s1": "#c5cae9",
-    "s2": "#e3e6f5",
-    "ok": "#d3f9d8",
-    "okt": "#0b4d1a",
-    "rf": "#ffe8a3",
-    "rft": "#5c3900",
-    "bk": "#ffdede",
-    "bkt": "#7a1111",
-}
+LIGHT_COLOURS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "fg": "#1f2329",
+        "muted": "#4a5260",
+        "bg": "#ffffff",
+        "line": "#5c6370",
+        "grid": "#8a909c",
+        "s1": "#c5cae9",
+        "s2": "#e3e6f5",
+        "ok": "#d3f9d8",
+        "okt": "#0b4d1a",
+        "rf": "#ffe8a3",
+        "rft": "#5c3900",
+        "bk": "#ffdede",
+        "bkt": "#7a1111",
+    }
+)
 """The light scheme's colour of each class (the presentation-attribute fallback).
 
 ``docs/assets/stylesheets/figure.css`` defines the same classes for the light, dark and print

@@ -7,15 +7,19 @@ The files ship inside the package; [`load_schema`][harnessbook.schemas.load_sche
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Final, Literal
 
 __all__ = ["load_schema", "SCHEMA_FILES"]
 
-SCHEMA_FILES: dict[Literal["request", "result"], str] = {
-    "request": "context-packet-request.schema.json",
-    "result": "context-packet-result.schema.json",
-}
-"""The schema file of each name."""
+SCHEMA_FILES: Final[Mapping[Literal["request", "result"], str]] = MappingProxyType(
+    {
+        "request": "context-packet-request.schema.json",
+        "result": "context-packet-result.schema.json",
+    }
+)
+"""The schema file of each name (read-only)."""
 
 
 def load_schema(name: Literal["request", "result"]) -> dict[str, Any]:
