@@ -252,7 +252,7 @@ FRAGMENT_ADDRESSES = [
 @pytest.mark.parametrize("width", [360, 1280])
 @pytest.mark.parametrize("address", FRAGMENT_ADDRESSES)
 def test_an_address_with_a_fragment_lands_on_its_heading(new_page, site_url: str, address: str, width: int):
-    """Below examples whose tab sets are laid out only near the screen (content-visibility), the
+    """Below examples laid out after the first scroll (content-visibility did that once), the
     heading of #example ended 331 px above the screen on a phone (a11y.js scrolls again)."""
     page, log = new_page(viewport={"width": width, "height": 740})
     page.goto(urljoin(site_url, address))
@@ -392,3 +392,42 @@ def test_on_a_phone_names_stay_whole_and_section_arrows_fit_a_finger(
     assert measured["arrows"] and all(w >= 24 and h >= 24 for _, w, h in measured["arrows"]), measured[
         "arrows"
     ]
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "reference/request/candidates/kind/",
+        "en/reference/request/candidates/kind/",
+        "chapters/06-context-packet/test-paths/",
+    ],
+)
+def test_every_example_is_in_the_accessibility_tree_before_the_reader_scrolls(
+    new_page, site_url: str, address: str
+):
+    """A screen reader reads the page from Chromium's accessibility tree. With the tab sets laid
+    out only near the screen (content-visibility: auto), Chromium left every example below the
+    first screen out of it: 9 of the kind page's 18 tabs, and its decision tables, were not there
+    for browse mode to reach."""
+    page, log = new_page(viewport={"width": 1280, "height": 800})
+    page.goto(urljoin(site_url, address))
+    page.wait_for_load_state("load")
+    cdp = page.context.new_cdp_session(page)
+    document = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    article = cdp.send("DOM.querySelector", {"nodeId": document, "selector": "article"})["nodeId"]
+    backend = cdp.send("DOM.describeNode", {"nodeId": article})["node"]["backendNodeId"]
+
+    def exposed(role: str) -> int:
+        found = cdp.send("Accessibility.queryAXTree", {"backendNodeId": backend, "role": role})["nodes"]
+        return sum(1 for node in found if not node.get("ignored"))
+
+    tabs = page.evaluate("() => document.querySelectorAll('article .tabbed-set > input').length")
+    tables = page.evaluate(
+        "() => document.querySelectorAll('article .tabbed-block:first-child table').length"
+    )
+    assert tabs >= 9 and tables >= 1, (tabs, tables)
+    assert exposed("radio") == tabs, "tabs of examples missing from the accessibility tree"
+    assert exposed("table") >= tables, (
+        "tables of the examples' first tabs missing from the accessibility tree"
+    )
+    assert log.problems() == []

@@ -53,9 +53,9 @@
 })();
 
 // An address with a #fragment below examples (#example on a field page) landed hundreds of
-// pixels past its heading on a phone: the tab sets above it are laid out only near the screen
-// (content-visibility: auto in figure.css), at a reserved height until then, and those the
-// browser laid out on arriving changed height after it had scrolled. Scroll to the target again
+// pixels past its heading on a phone: tab sets and figures above it that the browser laid out
+// after it had scrolled changed height (figure.css laid tab sets out only near the screen then;
+// a slow machine still lays them out late). Scroll to the target again
 // until it has stayed put for a while (a second or two at most); a reader who scrolls or
 // presses first keeps their place, and a newer #fragment (a link followed meanwhile) ends the
 // older one's scrolling.
