@@ -44,8 +44,9 @@ from mkdocs.structure.pages import Page
 from mkdocstrings import Inventory
 
 CONFIG_SCRIPT = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
-SWITCHER_LINK = re.compile(r'(<a href=")[^"]*(" hreflang="([\w-]+)" class="md-select__link">)')
-"""A link of Material's language switcher, and the language it leads to."""
+SWITCHER_LINK = re.compile(r'(<a href=")[^"]*(" hreflang="([\w-]+)" [^>]*class="md-select__link"[^>]*>)')
+"""A link of Material's language switcher (overrides/partials/alternate.html), and the
+language it leads to."""
 
 
 class _I18nPlugin(Protocol):

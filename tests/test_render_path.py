@@ -13,7 +13,10 @@ browser tests show that search, the palette, copy buttons, tabs and the playgrou
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -193,3 +196,57 @@ def test_the_hook_refuses_a_stylesheet_it_cannot_find(tmp_path: Path):
     hook.on_config(config)
     with pytest.raises(PluginError, match=r"a/missing\.css"):
         hook.on_post_build(config)
+
+
+# --------------------------------------------------------------------------- the book's scripts
+
+SCRIPTS = load_module("scripts_hook", ROOT / "hooks" / "scripts.py")
+
+
+def test_each_script_reaches_the_site_without_its_comment_lines_and_nothing_else(built_site):
+    saved = 0
+    for path in SCRIPTS.SCRIPTS:
+        source = (DOCS / path).read_text(encoding="utf-8")
+        served = (built_site.path / path).read_text(encoding="utf-8")
+        kept = [line for line in source.splitlines(keepends=True) if not line.lstrip(" \t").startswith("//")]
+        assert served == "".join(kept), path
+        saved += len(source) - len(served)
+    assert saved > 8000, f"only {saved} characters of comment lines left out"
+
+
+def test_the_scripts_without_their_comment_lines_are_still_javascript(built_site):
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is required under CI (.ci/run's machine has it)")
+        pytest.skip("node is missing: the stripped scripts are not parsed")
+    for path in SCRIPTS.SCRIPTS:
+        done = subprocess.run([node, "--check", str(built_site.path / path)], capture_output=True, text=True)
+        assert done.returncode == 0, f"{path}: {done.stderr}"
+
+
+@pytest.mark.parametrize(
+    ("script", "why"),
+    [
+        ("const a = `one\n// not a comment\ntwo`;\n", "a template literal over several lines"),
+        ("const a = `x`; const b = `y`;\n", None),  # literals that close on their own line
+        ("const a = '`'; const b = `x`;\n", "a backtick in a string"),  # refused, to be safe
+        ("const a = 'one \\\n// still the string';\n", "a line ending in a backslash"),
+    ],
+)
+def test_a_script_where_a_literal_could_span_lines_is_refused(script: str, why: str | None):
+    if why is None:
+        assert SCRIPTS.without_comment_lines(script) == script
+        return
+    with pytest.raises(ValueError, match=why):
+        SCRIPTS.without_comment_lines(script, "x.js")
+
+
+def test_only_whole_comment_lines_go():
+    script = (
+        "// gone\n  // gone too\nconst url = 'http://x'; // kept: code before it\n/* kept */\n\tx(); //\n"
+    )
+    assert (
+        SCRIPTS.without_comment_lines(script)
+        == "const url = 'http://x'; // kept: code before it\n/* kept */\n\tx(); //\n"
+    )

@@ -863,11 +863,32 @@ def test_each_404_page_speaks_its_edition_and_switches_to_the_edition_homes(buil
     the last page the edition built (hooks/search_per_edition.py)."""
     for path, heading in (("404.html", "404 - 页面不存在"), ("en/404.html", "404 - Not found")):
         html = (built_site.path / path).read_text(encoding="utf-8")
-        assert f"<h1>{heading}</h1>" in html, path
+        assert f'<h1 id="not-found">{heading}</h1>' in html, path
+        # A skip link to it: Material gives one only to a page with a table of contents.
+        assert html.count('<a href="#not-found" class="md-skip">') == 1, path
         home = "/" if path == "404.html" else "/en/"
         assert html.count(f'<a href="{home}" data-edition-home>') == 1, path  # a way back home
-        links = re.findall(r'<a href="([^"]*)" hreflang="([\w-]+)" class="md-select__link">', html)
-        assert links == [("/", "zh"), ("/en/", "en")], (path, links)
+        links = re.findall(
+            r'<a href="([^"]*)" hreflang="([\w-]+)" lang="([\w-]+)" class="md-select__link"', html
+        )
+        assert links == [("/", "zh", "zh"), ("/en/", "en", "en")], (path, links)
+
+
+@pytest.mark.parametrize("edition", ["zh", "en"])
+def test_the_language_switcher_names_each_edition_in_its_own_language(built_site, edition: str):
+    """An English voice read 中文 on an English page (no lang on the link), and nothing said which
+    edition is the one being read (overrides/partials/alternate.html)."""
+    site = built_site.path
+    for page in content_pages(site, edition)[:40]:
+        links = soup.page(page).xpath(f"//a[{soup.has_class('md-select__link')}]")
+        shown = [
+            (soup.attribute(a, "hreflang"), soup.attribute(a, "lang"), soup.attribute(a, "aria-current"))
+            for a in links
+        ]
+        assert shown == [
+            ("zh", "zh", "true" if edition == "zh" else None),
+            ("en", "en", "true" if edition == "en" else None),
+        ], (page, shown)
 
 
 def test_each_edition_has_its_own_api_inventory(built_site):

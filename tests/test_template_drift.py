@@ -39,11 +39,17 @@ PARTIALS: dict[str, list[tuple[str, str]]] = {
             + "{% block htmltitle %}\n"
             + '  <title>{{ "404 - 页面不存在" if config.theme.language == "zh" else "404 - Not found" }} - {{ config.site_name }}</title>\n'
             + "{% endblock %}\n"
+            + "{#- Added: a skip link (Material gives one only to a page with a table of contents: it took 28\n"
+            + "    presses of Tab to reach the way on). -#}\n"
+            + "{% block header %}\n"
+            + '  <a href="#not-found" class="md-skip">{{ lang.t("action.skip") }}</a>\n'
+            + "  {{ super() }}\n"
+            + "{% endblock %}\n"
             + "{% block content %}\n",
         ),
         (
             "<h1>404 - Not found</h1>\n",
-            '<h1>{{ "404 - 页面不存在" if config.theme.language == "zh" else "404 - Not found" }}</h1>\n'
+            '<h1 id="not-found">{{ "404 - 页面不存在" if config.theme.language == "zh" else "404 - Not found" }}</h1>\n'
             + "  {#- Added: a way on. The page answers at any depth: hooks/search_per_edition.py points the link\n"
             + "      at the edition's home page from the site's root. -#}\n"
             + '  {% if config.theme.language == "zh" %}\n'
@@ -61,12 +67,23 @@ PARTIALS: dict[str, list[tuple[str, str]]] = {
             + '                <span class="hb-visually-hidden">{{ nav_item.title | striptags }}</span>\n',
         ),
     ],
-    # The search dialog gets an accessible name (axe: aria-dialog-name).
+    # The search dialog gets an accessible name (axe: aria-dialog-name), and its count of
+    # results is announced as it changes.
     "partials/search.html": [
         (
             '<div class="md-search" data-md-component="search" role="dialog">',
             '<div class="md-search" data-md-component="search" role="dialog"'
             " aria-label=\"{{ lang.t('search') }}\">",
+        ),
+        ('<div class="md-search-result__meta">', '<div class="md-search-result__meta" role="status">'),
+    ],
+    # The language switcher: each edition's name in its own language (lang), and the edition
+    # being read marked as the current one.
+    "partials/alternate.html": [
+        (
+            '<a href="{{ alt.link | url }}" hreflang="{{ alt.lang }}" class="md-select__link">',
+            '<a href="{{ alt.link | url }}" hreflang="{{ alt.lang }}" lang="{{ alt.lang }}" class="md-select__link"'
+            '{% if alt.lang == config.theme.language %} aria-current="true"{% endif %}>',
         ),
     ],
     # A nested table of contents says it is one (axe: landmark-unique on section index pages).

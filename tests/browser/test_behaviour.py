@@ -431,3 +431,68 @@ def test_every_example_is_in_the_accessibility_tree_before_the_reader_scrolls(
         "tables of the examples' first tabs missing from the accessibility tree"
     )
     assert log.problems() == []
+
+
+def test_search_results_are_named_links_and_add_no_headings(new_page, site_url: str) -> None:
+    """Chromium names no link from its content through an <article>: a screen reader said only
+    "link" for each of Material's results, and each result added an h1 or h2 to the page."""
+    page, log = new_page(viewport={"width": 1280, "height": 800})
+    search(page, site_url, "en/", "budget")
+    page.wait_for_timeout(300)  # a11y.js names the results the list's last change added
+    cdp = page.context.new_cdp_session(page)
+    document = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    results = cdp.send("DOM.querySelector", {"nodeId": document, "selector": ".md-search-result"})["nodeId"]
+    backend = cdp.send("DOM.describeNode", {"nodeId": results})["node"]["backendNodeId"]
+
+    def exposed(role: str) -> list[dict]:
+        found = cdp.send("Accessibility.queryAXTree", {"backendNodeId": backend, "role": role})["nodes"]
+        return [node for node in found if not node.get("ignored")]
+
+    links = exposed("link")
+    assert len(links) >= 3, links
+    unnamed = [link for link in links if not link.get("name", {}).get("value", "").strip()]
+    assert unnamed == [], f"{len(unnamed)} of {len(links)} results have no name"
+    assert exposed("heading") == []
+    assert page.locator(".md-search-result__meta").get_attribute("role") == "status"
+    assert log.problems() == []
+
+
+def test_escape_from_the_search_gives_the_focus_back(new_page, site_url: str) -> None:
+    """Escape closed the search and left the focus on the page's body: the next Tab started
+    over from the top of the page."""
+    page, log = new_page(viewport={"width": 1280, "height": 800})
+    goto(page, urljoin(site_url, "en/chapters/06-context-packet/"))
+    link = page.locator("article a[href]").first
+    link.focus()
+    page.keyboard.press("/")  # Material's shortcut to the search box
+    page.wait_for_function("() => document.activeElement.matches('input.md-search__input')")
+    page.keyboard.type("budget")
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(300)
+    assert page.evaluate("el => document.activeElement === el", link.element_handle())
+    assert log.problems() == []
+
+
+def test_with_javascript_the_tab_key_stops_only_on_what_is_shown(new_page, site_url: str) -> None:
+    """The search results' scroll box was a Tab stop while the search was closed: focus went to
+    an invisible element with no name, on every page."""
+    page, log = new_page(viewport={"width": 1280, "height": 800})
+    goto(page, urljoin(site_url, "en/chapters/06-context-packet/"))
+    hidden = []
+    for _ in range(14):
+        page.keyboard.press("Tab")
+        page.wait_for_timeout(200)
+        focused = page.evaluate(
+            """() => { const e = document.activeElement;
+                       // The palette's radio buttons show their focus on the label that follows
+                       // them (Material's stylesheet), which switches to the other scheme.
+                       const shown = (el) => { if (!el) return false; const r = el.getBoundingClientRect();
+                         const s = getComputedStyle(el);
+                         return r.width > 1 && r.height > 1 && s.visibility !== 'hidden' && s.opacity !== '0'; };
+                       const next = e.matches('input.md-option') ? e.nextElementSibling : null;
+                       return {what: e.outerHTML.slice(0, 120), shown: shown(e) || shown(next)}; }"""
+        )
+        if not focused["shown"]:
+            hidden.append(focused["what"])
+    assert hidden == []
+    assert log.problems() == []

@@ -10,6 +10,7 @@ uses the helpers here.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import time
@@ -290,7 +291,13 @@ def test_intent_to_run_starts_loading_the_runtime_before_the_click(new_page, sit
 
 RECORD_LIVE_REGION = """() => {
   window.__live = [];
-  new MutationObserver(() => {
+  window.__writes = [];
+  new MutationObserver((records) => {
+    for (const record of records) {
+      if (record.type === 'childList' && record.target.matches?.('[data-playground-status]')) {
+        window.__writes.push(record.target.textContent);
+      }
+    }
     const status = document.querySelector('[data-playground-status]');
     if (!status) return;
     const panel = status.closest('.hb-playground');
@@ -319,7 +326,17 @@ def test_the_status_is_a_live_region_screen_readers_hear(new_page, site_url):
     assert spoken and spoken[0]["text"].startswith("正在"), live[:5]
     assert not any(entry["busyAroundStatus"] for entry in live), live
     assert live[-1]["text"].startswith("完成：") and not live[-1]["outputBusy"], live[-1]
+    # The verdict is said, not only shown; and nothing is said twice in a row (a live region
+    # reads the same words out again when they are written again).
+    assert re.match(r"完成：state (ready|blocked|refresh_required)，phase \w+。", live[-1]["text"]), live[-1]
+    writes = page.evaluate("window.__writes")
+    assert all(a != b for a, b in itertools.pairwise(writes)), writes
     assert page.locator("[data-playground-status]").get_attribute("role") == "status"
+    # Putting the request back is said, and the edited request's result no longer shown.
+    panel = panel_of(page, 0)
+    panel.locator("[data-playground-reset]").click()
+    assert panel.locator("[data-playground-status]").text_content() == "已恢复原始请求，还没有运行。"
+    assert panel.locator("[data-playground-output]").is_hidden()
     assert log.problems() == []
 
 
@@ -563,7 +580,6 @@ def test_request_content_is_rendered_as_text_in_results(reader_page, site_url):
 
 INVALID_JSON = [
     '{"taskAnchor": {"goal": "x",}',
-    "",
     "not json at all",
     '{"budgetUnits": 8} trailing',
     "{'single': 'quotes'}",
@@ -579,6 +595,12 @@ def test_invalid_json_is_reported_as_such(reader_page, site_url):
         assert shown["kind"] == "invalid-json", (text, shown["status"])
         assert shown["statusKind"] == "invalid-json"
         assert_same_as_cpython(shown, text, f"invalid JSON {text!r}")
+    # An empty editor is said to be empty, as the command line says it (json's words were
+    # "Expecting value (line 1, column 1)").
+    for text in ("", "  \n"):
+        shown = run_edited(page, 0, text)
+        assert shown["kind"] == "unreadable", (text, shown["status"])
+        assert_same_as_cpython(shown, text, f"empty input {text!r}")
     # A valid request afterwards runs again normally.
     text = json.dumps(demo_request())
     assert_same_as_cpython(run_edited(page, 0, text), text, "valid JSON after invalid JSON")

@@ -2,17 +2,89 @@
 //
 // Material wraps the copy button of every code block in an unnamed <nav>. Several unnamed
 // navigation landmarks on one page cannot be told apart by screen-reader users (axe:
-// landmark-unique), so each one is named after its code block, in the page's language.
+// landmark-unique), so each one is named after its code block, in the page's language. The
+// number is the block's place on the page, not the order Material set the blocks up in: with
+// content.lazy the block a #fragment lands on comes first, and two toolbars got one name.
 (() => {
   const zh = document.documentElement.lang.startsWith("zh");
   const name = (n) => (zh ? `代码块 ${n} 的工具` : `Code block ${n} tools`);
   const label = () => {
-    document.querySelectorAll("nav.md-code__nav").forEach((nav, i) => {
-      if (!nav.hasAttribute("aria-label")) nav.setAttribute("aria-label", name(i + 1));
-    });
+    const navs = document.querySelectorAll("nav.md-code__nav:not([aria-label])");
+    if (!navs.length) return;
+    const blocks = [...document.querySelectorAll(".md-content pre")];
+    navs.forEach((nav) => nav.setAttribute("aria-label", name(blocks.indexOf(nav.closest("pre")) + 1)));
   };
   label();
   new MutationObserver(label).observe(document.body, { childList: true, subtree: true });
+})();
+
+// Content tabs (request.json, result.json, the figure): each tab is a radio button named by its
+// label, and Material puts a link in every label. A screen reader read each tab twice, as a
+// radio button and then as a link. The radio buttons carry the label's words themselves, the
+// labels are hidden from assistive technology (a pointer still clicks them), and each radio
+// button is described by the sentence that introduces its example: the six tab sets of a field
+// page have the same tab names.
+(() => {
+  let made = 0;
+  const fix = () => {
+    document.querySelectorAll(".md-typeset .tabbed-set:not([data-hb-tabs])").forEach((set) => {
+      set.setAttribute("data-hb-tabs", "");
+      const labels = set.querySelector(":scope > .tabbed-labels");
+      if (!labels) return;
+      let intro = set.previousElementSibling;
+      if (intro && !/^(P|H[2-6])$/.test(intro.tagName)) intro = null;
+      if (intro && !intro.id) intro.id = `hb-example-${++made}`;
+      set.querySelectorAll(":scope > input[type=radio]").forEach((input) => {
+        const label = labels.querySelector(`label[for="${CSS.escape(input.id)}"]`);
+        if (label) input.setAttribute("aria-label", label.textContent.trim());
+        if (intro) input.setAttribute("aria-describedby", intro.id);
+      });
+      labels.setAttribute("aria-hidden", "true");
+    });
+  };
+  fix();
+  new MutationObserver(fix).observe(document.body, { childList: true, subtree: true });
+})();
+
+// Search: Material's results are links around an <article> that holds a heading and a snippet.
+// Chromium names no such link (a name is not taken from content through an article), so a
+// screen reader said only "link" for each result, and every result added an h1 or h2 to the
+// page's headings. Each link is named by its heading and described by its snippet, and the
+// headings are plain text. Escape closes the search and left the focus nowhere (the page's
+// body): it returns to where it was before the search opened. Material's "Copied to clipboard"
+// notice is announced.
+(() => {
+  let made = 0;
+  const results = () => {
+    document.querySelectorAll("a.md-search-result__link:not([aria-labelledby])").forEach((link) => {
+      const heading = link.querySelector("h1, h2");
+      if (!heading) return;
+      heading.id ||= `hb-result-${++made}`;
+      heading.setAttribute("role", "presentation");
+      link.setAttribute("aria-labelledby", heading.id);
+      const snippet = link.querySelector("p");
+      if (snippet) {
+        snippet.id ||= `hb-result-${++made}`;
+        link.setAttribute("aria-describedby", snippet.id);
+      }
+    });
+  };
+  const list = document.querySelector(".md-search-result__list");
+  if (list) new MutationObserver(results).observe(list, { childList: true, subtree: true });
+
+  let before = null;
+  document.addEventListener("focusin", (event) => {
+    if (!event.target.closest(".md-search")) before = event.target;
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !document.activeElement?.closest(".md-search")) return;
+    setTimeout(() => {
+      const lost = document.activeElement === document.body || !document.activeElement;
+      if (lost && before?.isConnected) before.focus({ preventScroll: true });
+    });
+  });
+
+  document.querySelector(".md-dialog")?.setAttribute("role", "status");
 })();
 
 // A table wider than the screen (a decision table on a phone) scrolls sideways inside
@@ -32,7 +104,8 @@
   const mark = () => {
     queued = false;
     const boxes = [...document.querySelectorAll(".md-typeset__scrollwrap, .md-typeset table:not([class])")];
-    if (hover) boxes.push(...document.querySelectorAll(".md-typeset pre > code"));
+    // Not in search results: a result is one link, and nothing inside it takes focus.
+    if (hover) boxes.push(...document.querySelectorAll(".md-content .md-typeset pre > code"));
     // Every width is read before any attribute is written: one layout, not one per box.
     boxes
       .filter((box) => !box.hasAttribute("tabindex") && box.scrollWidth > box.clientWidth + 1)

@@ -43,7 +43,8 @@
       loadingPackage: "正在载入 harnessbook…",
       running: "正在运行 build_context_packet…",
       waiting: "等另一个例子运行完，再运行这一个…",
-      done: "完成：build_context_packet 在浏览器中返回了这个结果（Pyodide {pyodide}，Python {python}）。",
+      done: "完成：state {state}，phase {phase}。build_context_packet 在浏览器中返回了这个结果（Pyodide {pyodide}，Python {python}）。",
+      restored: "已恢复原始请求，还没有运行。",
       resultTitle: "result.json",
       invalidRequest: "InvalidRequestError：请求不符合约定，共 {count} 个问题：",
       problem: "",
@@ -92,7 +93,8 @@
       loadingPackage: "Loading harnessbook…",
       running: "Running build_context_packet…",
       waiting: "Waiting for another example's run to finish…",
-      done: "Done: build_context_packet returned this result in your browser (Pyodide {pyodide}, Python {python}).",
+      done: "Done: state {state}, phase {phase}. build_context_packet returned this result in your browser (Pyodide {pyodide}, Python {python}).",
+      restored: "The original request is back; it has not run yet.",
       resultTitle: "result.json",
       invalidRequest: "InvalidRequestError: the request breaks the contract ({count} {problems}):",
       problem: "problem",
@@ -456,6 +458,11 @@
         if (resetTapped) editor.scrollTop = 0;
         else showFromTheTop(editor);
         resetTapped = false;
+        // Said out loud, and the result of the edited request is no longer shown as this one's.
+        output.replaceChildren();
+        output.hidden = true;
+        output.removeAttribute("data-outcome");
+        setStatus(status, T.restored, "restored");
       });
       panel.go = go;
       panel.editor = editor;
@@ -558,6 +565,9 @@
   }
 
   function setStatus(status, text, kind, reason) {
+    // The status is a live region: the same words written again were announced again (the
+    // loading message twice on a first run, "Running…" twice on a later one).
+    if (status.textContent === text && status.getAttribute("data-status") === kind) return;
     status.replaceChildren(document.createTextNode(text));
     status.setAttribute("data-status", kind);
     if (reason) status.setAttribute("data-reason", reason);
@@ -608,7 +618,7 @@
     output.hidden = false;
     output.setAttribute("data-outcome", outcome.kind);
     if (outcome.kind === "result") {
-      setStatus(status, format(T.done, { pyodide: info.pyodide, python: info.python }), "done");
+      setStatus(status, format(T.done, { state: outcome.state, phase: outcome.phase, pyodide: info.pyodide, python: info.python }), "done");
       var summary = element("p", { class: "hb-playground__summary" });
       summary.appendChild(element("span", { class: "hb-playground__badge hb-playground__badge--" + outcome.state, "data-playground-state": outcome.state }, "state: " + outcome.state));
       summary.appendChild(document.createTextNode(" "));
