@@ -496,3 +496,48 @@ def test_with_javascript_the_tab_key_stops_only_on_what_is_shown(new_page, site_
             hidden.append(focused["what"])
     assert hidden == []
     assert log.problems() == []
+
+
+@pytest.mark.parametrize("width", [1200, 360])
+def test_the_keyboard_opens_the_navigation_drawer_and_reaches_only_what_is_shown(
+    new_page, site_url: str, width: int
+) -> None:
+    """At 1220 px and narrower the navigation is a drawer. Its menu control was a <label> the Tab
+    key never reached, while the closed drawer's links, off the screen, took the focus."""
+    page, log = new_page(viewport={"width": width, "height": 700})
+    goto(page, urljoin(site_url, "chapters/06-context-packet/"))
+    stops = []
+    for _ in range(10):
+        page.keyboard.press("Tab")
+        page.wait_for_timeout(150)
+        stops.append(
+            page.evaluate(
+                """() => { const e = document.activeElement; const r = e.getBoundingClientRect();
+                           const shown = (el) => { if (!el) return false; const b = el.getBoundingClientRect();
+                             return b.width > 1 && b.height > 1 && b.right > 0 && b.left < innerWidth
+                               && getComputedStyle(el).visibility !== 'hidden'; };
+                           const next = e.matches('input.md-option') ? e.nextElementSibling : null;
+                           return {what: e.outerHTML.slice(0, 100), drawer: e.matches('.hb-drawer-button'),
+                                   shown: shown(e) || shown(next)}; }"""
+            )
+        )
+    assert [s["what"] for s in stops if not s["shown"]] == []
+    assert any(s["drawer"] for s in stops), [s["what"] for s in stops]
+    button = page.locator(".hb-drawer-button")
+    assert button.get_attribute("aria-label") == "导航"
+    assert button.get_attribute("aria-expanded") == "false"
+    button.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(400)
+    assert button.get_attribute("aria-expanded") == "true"
+    assert page.evaluate("() => document.getElementById('__drawer').checked")
+    assert page.evaluate("() => !!document.activeElement.closest('.md-sidebar--primary')")
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(400)
+    assert button.get_attribute("aria-expanded") == "false"
+    assert page.evaluate("() => document.activeElement.matches('.hb-drawer-button')")
+    assert (
+        page.evaluate("() => getComputedStyle(document.querySelector('.md-sidebar--primary')).visibility")
+        == "hidden"
+    )
+    assert log.problems() == []

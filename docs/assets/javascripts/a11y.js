@@ -167,3 +167,43 @@
   else window.addEventListener("load", settle, { once: true });
   window.addEventListener("hashchange", settle);
 })();
+
+// The navigation drawer (at 1220 px and narrower: a phone, or a laptop zoomed in) opened only
+// by a pointer: Material's menu control is a <label> that the keyboard never reaches, while the
+// closed drawer's links, off the screen, took the focus (extra.css hides them when closed). A
+// real button takes the label's place: it says whether the drawer is open, moves the focus into
+// it, and Escape closes it again. Without JavaScript the label stays.
+(() => {
+  const drawer = document.getElementById("__drawer");
+  const label = document.querySelector("label.md-header__button[for='__drawer']");
+  const sidebar = document.querySelector(".md-sidebar--primary");
+  if (!drawer || !label || !sidebar) return;
+  const zh = document.documentElement.lang.startsWith("zh");
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "md-header__button md-icon hb-drawer-button";
+  button.setAttribute("aria-label", zh ? "导航" : "Navigation");
+  button.setAttribute("aria-expanded", String(drawer.checked));
+  if (!sidebar.id) sidebar.id = "hb-navigation";
+  button.setAttribute("aria-controls", sidebar.id);
+  button.innerHTML = label.innerHTML; // Material's icon
+  label.hidden = true;
+  label.before(button);
+  const sync = () => button.setAttribute("aria-expanded", String(drawer.checked));
+  drawer.addEventListener("change", sync);
+  button.addEventListener("click", () => {
+    drawer.click(); // the checkbox Material's stylesheet opens the drawer by, and its events
+    sync();
+    if (drawer.checked) {
+      const first = sidebar.querySelector("a[href], label[tabindex='0'], input:not([type=hidden])");
+      // After the drawer's slide starts: focusing an element off the screen would scroll to it.
+      setTimeout(() => first?.focus({ preventScroll: true }), 50);
+    }
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !drawer.checked) return;
+    drawer.click();
+    sync();
+    button.focus();
+  });
+})();
