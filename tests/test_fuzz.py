@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harnessbook import InvalidRequestError, build_context_packet
+from harnessbook.context_packet import MAX_PROBLEMS
 from tests.strategies import json_values, near_valid_requests, seed_request
 from tests.support import REQUEST_VALIDATOR, RESULT_VALIDATOR, ci_settings
 
@@ -31,6 +32,12 @@ def build_or_invalid(value: Any) -> Any:
         assert error.problems, "an InvalidRequestError must carry at least one problem"  # noqa: PT017
         for problem in error.problems:
             assert isinstance(problem, str) and problem.startswith("$"), problem
+        # A program reads the same problems split: every kept line has its path, however odd
+        # its keys (a path may hold ": " itself), and the "… and K more" line is not one.
+        details = error.details
+        assert len(details) == min(error.total, MAX_PROBLEMS)  # noqa: PT017
+        for detail, line in zip(details, error.problems, strict=False):
+            assert detail.path is not None and f"{detail.path}: {detail.message}" == line, (detail, line)
         str(error)  # must not raise either
         return None
     RESULT_VALIDATOR.validate(result)
@@ -151,6 +158,10 @@ def test_a_huge_request_with_many_problems_stays_an_invalid_request_error():
     assert caught.value.total == 3000 * 7 - 7
     assert len(caught.value.problems) == 101
     assert caught.value.problems[-1] == f"… and {3000 * 7 - 7 - 100} more problems"
+    assert len(caught.value.details) == 100 and caught.value.details[0] == (
+        "$.candidates[0].sizeUnit",
+        "unknown key; did you mean 'sizeUnits'?",
+    )
 
 
 def test_messages_for_values_too_large_or_deep_to_show():

@@ -34,7 +34,13 @@ Every rule is a small function named after it, in the order the chapter gives:
 
 from harnessbook.context_packet.builder import build_context_packet
 from harnessbook.context_packet.demo import demo_request
-from harnessbook.context_packet.errors import KEY_WIDTH, MAX_PROBLEMS, SHOWN_WIDTH, InvalidRequestError
+from harnessbook.context_packet.errors import (
+    KEY_WIDTH,
+    MAX_PROBLEMS,
+    SHOWN_WIDTH,
+    InvalidRequestError,
+    Problem,
+)
 from harnessbook.context_packet.request import (
     FRESHNESSES,
     KINDS,
@@ -71,6 +77,7 @@ __all__ = [
     "build_context_packet",
     "validate_request",
     "InvalidRequestError",
+    "Problem",
     "demo_request",
     "KINDS",
     "RELEVANCES",

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
-__all__ = ["InvalidRequestError", "MAX_PROBLEMS", "SHOWN_WIDTH", "KEY_WIDTH"]
+__all__ = ["InvalidRequestError", "Problem", "MAX_PROBLEMS", "SHOWN_WIDTH", "KEY_WIDTH"]
 
 MAX_PROBLEMS = 100
 """How many problems an [`InvalidRequestError`][harnessbook.context_packet.errors.InvalidRequestError]
@@ -25,6 +26,34 @@ SHOWN_WIDTH = 60
 KEY_WIDTH = 40
 """How many characters of an object key from the request are shown inside a JSON path (before
 unprintable characters are escaped, which can make them longer)."""
+
+
+class Problem(NamedTuple):
+    """One problem of an [`InvalidRequestError`][harnessbook.context_packet.errors.InvalidRequestError],
+    split into its JSON path and what is wrong there. A program reads these; a person reads the
+    lines of ``problems``."""
+
+    path: str | None
+    """The JSON path, such as ``$.candidates[1].sizeUnits`` or ``$["odd key"]``; ``None`` for a
+    problem that does not start with one (an error made by hand from free text)."""
+    message: str
+    """What is wrong, without the path."""
+
+
+_PATH = re.compile(
+    r'\$(?:\.[A-Za-z_][A-Za-z0-9_]*|\[(?:-?\d+|"(?:[^"\\]|\\.)*"(?: \(\d+ characters\))?|\'(?:[^\'\\]|\\.)*\')\])*'
+)
+"""A problem's JSON path, as ``_child`` writes it: a key
+longer than ``KEY_WIDTH`` is cut and followed by its length, ``$["kkk..." (61 characters)]``."""
+
+
+def _split_problem(problem: str) -> Problem:
+    """A problem line split into its JSON path and its message: a path can itself hold ``": "``
+    (``$["a: b"]``), so splitting at the first one is not enough."""
+    match = _PATH.match(problem)
+    if match is None or not problem.startswith(": ", match.end()):
+        return Problem(None, problem)
+    return Problem(match.group(), problem[match.end() + 2 :])
 
 
 def _more_line(more: int) -> str:
@@ -41,6 +70,9 @@ class InvalidRequestError(ValueError):
             [`MAX_PROBLEMS`][harnessbook.context_packet.errors.MAX_PROBLEMS] are kept, then, if
             there were more, one line ``"… and K more problems"``.
         total: How many problems were found in all, including those not kept.
+        details: The kept problems as [`Problem`][harnessbook.context_packet.errors.Problem]s
+            (path and message apart), without the closing ``"… and K more problems"`` line:
+            ``total - len(details)`` problems were not kept.
     """
 
     def __init__(self, problems: Iterable[str], total: int | None = None) -> None:
@@ -53,6 +85,10 @@ class InvalidRequestError(ValueError):
         count = self.total
         heading = f"invalid context packet request ({count} problem{'s' if count != 1 else ''}):"
         super().__init__("\n".join([heading, *(f"  {p}" for p in self.problems)]))
+
+    @property
+    def details(self) -> tuple[Problem, ...]:
+        return tuple(_split_problem(problem) for problem in self._kept)
 
     def __reduce__(self) -> tuple[type[InvalidRequestError], tuple[tuple[str, ...], int], dict[str, object]]:
         # Rebuilt from what it was given (pickle, copy, a process pool), its notes kept: by

@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from harnessbook.context_packet.errors import _split_problem
 from harnessbook.figure._svg import (
     Lang,
     _clean,
@@ -113,20 +114,6 @@ def render_table(
 
 
 # --------------------------------------------------------------------------- problems
-
-_PATH = re.compile(
-    r'\$(?:\.[A-Za-z_][A-Za-z0-9_]*|\[(?:-?\d+|"(?:[^"\\]|\\.)*"(?: \(\d+ characters\))?|\'(?:[^\'\\]|\\.)*\')\])*'
-)
-"""A problem's JSON path, as the builder writes it (``errors._child``): a key longer than
-``KEY_WIDTH`` is cut and followed by its length, ``$["kkk..." (61 characters)]``."""
-
-
-def _split_problem(problem: str) -> tuple[str | None, str]:
-    match = _PATH.match(problem)
-    if match is None or not problem.startswith(": ", match.end()):
-        return None, problem
-    return match.group(), problem[match.end() + 2 :]
-
 
 _MORE = re.compile(r"… and (\d+) more problems?")
 """The line an ``InvalidRequestError`` ends its kept problems with when there were more."""
