@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harnessbook import typography
-from harnessbook.typography import is_cjk, join_cjk_lines, join_cjk_lines_html
+from harnessbook.typography import is_cjk, join_cjk_lines, join_cjk_lines_html, mark_cjk_runs_html
 from tests import soup
 from tests.cjk_gaps import (
     FIXTURE_PAGE,
@@ -202,3 +202,61 @@ def test_the_playground_strings_have_no_line_break_between_cjk():
     labels = playground_labels("zh")
     assert len(labels) > 20 and labels["run"] == "运行"
     assert {key: text for key, text in labels.items() if join_cjk_lines(text) != text} == {}
+
+
+# --------------------------------------------------------------------------- language of parts
+
+
+def test_cjk_runs_are_marked_outside_code_and_figures():
+    html = (
+        '<p title="中文">“必须是整数” (an <code>整数</code>), <a href="#x">指针</a>。</p>'
+        "<pre><code>预算</code></pre><svg><text>预算</text><path d='M0 0'/></svg><p>after 预算</p><!-- 注释 -->"
+    )
+    assert mark_cjk_runs_html(html) == (
+        '<p title="中文">“<span lang="zh">必须是整数</span>” (an <code>整数</code>), '
+        '<a href="#x"><span lang="zh">指针</span></a><span lang="zh">。</span></p>'
+        "<pre><code>预算</code></pre><svg><text>预算</text><path d='M0 0'/></svg>"
+        '<p>after <span lang="zh">预算</span></p><!-- 注释 -->'
+    )
+    assert mark_cjk_runs_html("<p>English only</p>") == "<p>English only</p>"
+
+
+def test_every_chinese_passage_of_the_english_edition_is_marked(built_site):
+    """A screen reader reads unmarked Chinese with the page's English voice (WCAG 3.1.2): the
+    decisions page quotes the source in Chinese (hooks/language_of_parts.py)."""
+    unmarked: list[str] = []
+    marked = 0
+    for page in sorted((built_site.path / "en").rglob("*.html")):
+        article = soup.page(page).find(".//article")
+        if article is None:
+            continue
+        for element in article.iter():
+            if element.tag in (
+                "code",
+                "pre",
+                "script",
+                "style",
+                "textarea",
+                "kbd",
+                "samp",
+                "svg",
+            ) or not isinstance(element.tag, str):
+                continue
+            inside = [a for a in element.iterancestors() if a.tag in ("code", "pre", "svg", "textarea")]
+            if inside:
+                continue
+            language = next(
+                (a.get("lang") for a in [element, *element.iterancestors()] if a.get("lang")), "en"
+            )
+            for text in (element.text, *(child.tail for child in element)):
+                if text and is_cjk_text(text):
+                    if language.startswith("zh"):
+                        marked += 1
+                    else:
+                        unmarked.append(f"{page.relative_to(built_site.path)}: {text.strip()[:40]!r}")
+    assert unmarked == []
+    assert marked >= 20  # the decisions page's quotations
+
+
+def is_cjk_text(text: str) -> bool:
+    return any(is_cjk(char) for char in text)
