@@ -1195,3 +1195,19 @@ def test_on_a_touch_screen_the_editor_does_not_zoom_and_the_buttons_fit_a_finger
     page.locator("[data-playground-reset]").first.tap()
     assert editor.input_value().startswith("{\n") and "edited" not in editor.input_value()
     assert not page.evaluate("document.activeElement.classList.contains('hb-playground__editor')")
+
+
+def test_each_run_control_is_described_by_its_example(new_page, site_url):
+    """A field page has six controls named "在浏览器中运行": in a screen reader's list of buttons
+    they could not be told apart. Each is described by the sentence that introduces its example."""
+    page, log = new_page()
+    goto(page, site_url + "reference/request/candidates/kind/")
+    described = page.evaluate(
+        """() => [...document.querySelectorAll('[data-playground-open]')].map(button => {
+             const id = button.getAttribute('aria-describedby');
+             const by = id && document.getElementById(id);
+             return by ? by.textContent.trim() : null; })"""
+    )
+    assert len(described) >= 5 and None not in described, described
+    assert len(set(described)) == len(described), described
+    assert log.problems() == []

@@ -343,6 +343,13 @@
     }, T.open);
     var bar = element("div", { class: "hb-playground__bar" });
     bar.appendChild(toggle);
+    // A field page has six of these controls with one name: each is described by the sentence
+    // that introduces its example, so a screen reader's list of buttons tells them apart.
+    var intro = anchorOf(block).previousElementSibling;
+    if (intro && /^(P|H[2-6])$/.test(intro.tagName)) {
+      if (!intro.id) intro.id = id + "-example";
+      toggle.setAttribute("aria-describedby", intro.id);
+    }
 
     var panel = null;
 
