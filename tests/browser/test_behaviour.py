@@ -541,3 +541,20 @@ def test_the_keyboard_opens_the_navigation_drawer_and_reaches_only_what_is_shown
         == "hidden"
     )
     assert log.problems() == []
+
+
+def test_space_opens_and_closes_a_navigation_section(new_page, site_url: str) -> None:
+    """Enter toggled a section of the navigation from its focused label; Space did nothing."""
+    page, log = new_page(viewport={"width": 1280, "height": 800})
+    goto(page, urljoin(site_url, "chapters/06-context-packet/"))
+    label = page.locator("label.md-nav__link[for][tabindex='0']").first
+    toggle_id = label.get_attribute("for")
+    before = page.evaluate("id => document.getElementById(id).checked", toggle_id)
+    label.focus()
+    scroll = page.evaluate("() => scrollY")
+    page.keyboard.press(" ")
+    assert page.evaluate("id => document.getElementById(id).checked", toggle_id) is (not before)
+    page.keyboard.press(" ")
+    assert page.evaluate("id => document.getElementById(id).checked", toggle_id) is before
+    assert page.evaluate("() => scrollY") == scroll
+    assert log.problems() == []

@@ -207,3 +207,14 @@
     button.focus();
   });
 })();
+
+// A navigation section opens and closes from a <label> that takes the focus: Enter toggled it
+// (Material's script), Space, which toggles every other control a keyboard reaches, did not.
+document.addEventListener("keydown", (event) => {
+  if (event.key !== " " || event.ctrlKey || event.altKey || event.metaKey) return;
+  const label = event.target.closest?.("label.md-nav__link[for]");
+  const toggle = label && document.getElementById(label.htmlFor);
+  if (!toggle?.matches("input.md-nav__toggle")) return;
+  event.preventDefault(); // not a page scroll
+  toggle.click();
+});
