@@ -591,13 +591,17 @@ def test_an_empty_input_is_called_empty(stdin, said):
     assert run(["build", "-"], stdin) == (1, "", f"harnessbook: standard input {said}\n")
 
 
-@pytest.mark.parametrize("bom", [b"\xff\xfe", b"\xfe\xff"])
-def test_utf16_input_is_named(bom):
-    text = '{"budgetUnits": 8}'.encode("utf-16-le" if bom == b"\xff\xfe" else "utf-16-be")
-    assert run(["build", "-"], bom + text) == (
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
+def test_utf16_and_utf32_input_is_named(codec):
+    """The UTF-16 little-endian mark is how the UTF-32 one starts: UTF-32 was called UTF-16."""
+    data = '{"budgetUnits": 8}'.encode(codec)
+    if codec.endswith("-be"):
+        data = ("\ufeff" + '{"budgetUnits": 8}').encode(codec)
+    name = "UTF-32" if "32" in codec else "UTF-16"
+    assert run(["build", "-"], data) == (
         1,
         "",
-        "harnessbook: standard input is not UTF-8: it starts with a UTF-16 byte-order mark (save it as UTF-8)\n",
+        f"harnessbook: standard input is not UTF-8: it starts with a {name} byte-order mark (save it as UTF-8)\n",
     )
 
 
@@ -607,6 +611,7 @@ def test_utf16_input_is_named(bom):
         ("no\nsuch\x1b[31m.json", "no\\u000asuch\\u001b[31m.json"),
         ("", '""'),
         (" padded.json ", '" padded.json "'),
+        (" a\nb\\c", '" a\\u000ab\\c"'),  # quoted, and escaped once
         ("x" * 200, "x" * 117 + "..."),
     ],
 )
@@ -671,3 +676,15 @@ def test_the_tables_the_package_reads_are_read_only():
         with pytest.raises(TypeError):
             table["constraint"] = 5  # type: ignore[index]
     assert TIERS == {"constraint": 1, "direct-evidence": 1, "history-summary": 2, "reference": 3}
+
+
+def test_a_usage_error_quoting_an_argument_that_is_not_utf8_is_still_said():
+    """reconfigure() makes standard error strict unless told otherwise: argparse's message about
+    an argument of undecodable bytes (a lone surrogate) was dropped, leaving the usage line."""
+    done = subprocess.run(
+        [sys.executable, "-m", "harnessbook", "demo", os.fsdecode(b"\xff")], capture_output=True, check=False
+    )
+    assert done.returncode == 64
+    assert done.stderr.decode("utf-8", "replace").endswith(
+        "harnessbook: error: unrecognized arguments: \\udcff\n"
+    )

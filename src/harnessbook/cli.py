@@ -190,9 +190,14 @@ def _first_repeat(root: Any, found: dict[int, tuple[dict[str, Any], str]]) -> st
 
 
 def _parse(data: bytes) -> Any:
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        # What Windows PowerShell 5's `>` writes.
-        raise _Unreadable("is not UTF-8: it starts with a UTF-16 byte-order mark (save it as UTF-8)")
+    for name, bom in (
+        ("UTF-32", codecs.BOM_UTF32_LE),
+        ("UTF-32", codecs.BOM_UTF32_BE),
+        ("UTF-16", codecs.BOM_UTF16_LE),
+        ("UTF-16", codecs.BOM_UTF16_BE),
+    ):
+        if data.startswith(bom):  # UTF-16 is what Windows PowerShell 5's `>` writes
+            raise _Unreadable(f"is not UTF-8: it starts with a {name} byte-order mark (save it as UTF-8)")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -320,7 +325,7 @@ def _file_name(name: str) -> str:
     """A file name as a message shows it: on one line (control characters escaped), cut to a
     fixed width, and quoted when it is empty or has spaces or quotes at its ends."""
     shown = _cut(_printable(name), 120)
-    return json.dumps(shown, ensure_ascii=False) if not shown or shown != shown.strip(" '\"") else shown
+    return f'"{shown}"' if not shown or shown != shown.strip(" '\"") else shown
 
 
 def _max_bytes(text: str) -> int:
@@ -456,8 +461,11 @@ def main(
     """Run the command line and return its exit code (see [`EXIT_CODES`][harnessbook.cli.EXIT_CODES]).
 
     Without ``stdout``, ``main`` is the command itself and acts on the process: it sets
-    ``sys.stdout`` to UTF-8, and when Ctrl-C stops it or standard output fails, it points file
-    descriptor 1 at ``/dev/null`` (so nothing fails again at exit) and returns 130 or its code.
+    ``sys.stdout`` (and, without ``stderr``, ``sys.stderr``) to UTF-8; when standard output
+    fails, it points file descriptor 1 at ``/dev/null`` (so nothing fails again at exit) and
+    returns its code; when Ctrl-C stops it, it does the same and then ends the process by SIGINT,
+    as Python does on a Ctrl-C nobody caught (a shell reports 130; where there are no POSIX
+    signals it returns 130).
     A program that runs it in its own process passes the streams it reads (``stdin``,
     ``stdout``, ``stderr``): then nothing outside them changes, and Ctrl-C reaches the caller.
     """
@@ -472,7 +480,10 @@ def main(
     if stderr is None:
         stderr = sys.stderr
         if own_stdout and stderr is not None and hasattr(stderr, "reconfigure"):
-            stderr.reconfigure(encoding="utf-8")  # problems quote the request's text as it is
+            # Problems quote the request's text as it is. The error handler is given again:
+            # reconfigure() would make it strict, and a usage error that quotes an argument
+            # that is not UTF-8 (a lone surrogate) was then dropped.
+            stderr.reconfigure(encoding="utf-8", errors="backslashreplace")
     if not own_stdout:
         return _main(argv, stdin, stdout, stderr, own_stdout)
     try:

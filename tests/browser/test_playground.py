@@ -295,7 +295,8 @@ RECORD_LIVE_REGION = """() => {
   new MutationObserver((records) => {
     for (const record of records) {
       if (record.type === 'childList' && record.target.matches?.('[data-playground-status]')) {
-        window.__writes.push(record.target.textContent);
+        // What this write put in (the status holds one text node), not what it holds by now.
+        window.__writes.push([...record.addedNodes].map((node) => node.textContent).join(''));
       }
     }
     const status = document.querySelector('[data-playground-status]');
@@ -1210,4 +1211,24 @@ def test_each_run_control_is_described_by_its_example(new_page, site_url):
     )
     assert len(described) >= 5 and None not in described, described
     assert len(set(described)) == len(described), described
+    assert log.problems() == []
+
+
+def test_restore_during_a_run_drops_that_runs_outcome(new_page, site_url):
+    """Run, then Restore before the answer: the answer was the edited request's, and was shown
+    under the original request (with "Done")."""
+    page, log = new_page()
+    goto(page, site_url + page_url(example_page()))
+    open_and_run(page, 0)
+    panel = panel_of(page, 0)
+    panel.locator("[data-playground-editor]").fill('{"edited": true}')
+    before = runs(page, 0)
+    page.evaluate(
+        """() => { const panel = document.querySelector('.hb-playground');
+                   panel.querySelector('[data-playground-run]').click();
+                   panel.querySelector('[data-playground-reset]').click(); }"""
+    )
+    shown = wait_done(page, 0, after=before)
+    assert shown["statusKind"] == "restored", shown
+    assert panel.locator("[data-playground-output]").is_hidden()
     assert log.problems() == []

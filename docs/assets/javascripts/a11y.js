@@ -18,28 +18,22 @@
   new MutationObserver(label).observe(document.body, { childList: true, subtree: true });
 })();
 
-// Content tabs (request.json, result.json, the figure): each tab is a radio button named by its
-// label, and Material puts a link in every label. A screen reader read each tab twice, as a
-// radio button and then as a link. The radio buttons carry the label's words themselves, the
-// labels are hidden from assistive technology (a pointer still clicks them), and each radio
-// button is described by the sentence that introduces its example: the six tab sets of a field
-// page have the same tab names.
+// Content tabs (request.json, result.json, the figure): the six tab sets of a field page have
+// the same tab names. Each tab's radio button is described by the sentence that introduces its
+// example, so a screen reader says which example a tab belongs to. (The labels stay exposed:
+// their link is read after the radio button, but hidden, a screen reader's touch exploration
+// found nothing in the tab strip, the radio buttons being invisible.)
 (() => {
   let made = 0;
   const fix = () => {
     document.querySelectorAll(".md-typeset .tabbed-set:not([data-hb-tabs])").forEach((set) => {
       set.setAttribute("data-hb-tabs", "");
-      const labels = set.querySelector(":scope > .tabbed-labels");
-      if (!labels) return;
-      let intro = set.previousElementSibling;
-      if (intro && !/^(P|H[2-6])$/.test(intro.tagName)) intro = null;
-      if (intro && !intro.id) intro.id = `hb-example-${++made}`;
+      const intro = set.previousElementSibling;
+      if (!intro || !/^(P|H[2-6])$/.test(intro.tagName)) return;
+      if (!intro.id) intro.id = `hb-example-${++made}`;
       set.querySelectorAll(":scope > input[type=radio]").forEach((input) => {
-        const label = labels.querySelector(`label[for="${CSS.escape(input.id)}"]`);
-        if (label) input.setAttribute("aria-label", label.textContent.trim());
-        if (intro) input.setAttribute("aria-describedby", intro.id);
+        input.setAttribute("aria-describedby", intro.id);
       });
-      labels.setAttribute("aria-hidden", "true");
     });
   };
   fix();
@@ -78,10 +72,16 @@
   });
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape" || !document.activeElement?.closest(".md-search")) return;
-    setTimeout(() => {
-      const lost = document.activeElement === document.body || !document.activeElement;
-      if (lost && before?.isConnected) before.focus({ preventScroll: true });
-    });
+    // A frame later: Chromium moves the focus off a result link that Escape hid only when it
+    // next renders, so the focus still seems to be in the closed search until then.
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        const search = document.getElementById("__search");
+        const active = document.activeElement;
+        const lost = !active || active === document.body || (!search?.checked && active.closest(".md-search"));
+        if (lost && before?.isConnected) before.focus({ preventScroll: true });
+      }),
+    );
   });
 
   document.querySelector(".md-dialog")?.setAttribute("role", "status");

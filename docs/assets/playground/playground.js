@@ -392,6 +392,9 @@
       bar.insertAdjacentElement("afterend", panel);
 
       var busy = false;
+      // Restore makes a run still under way stale: its outcome is the edited request's, and is
+      // not shown under the original one.
+      var generation = 0;
       function go() {
         if (busy) return;
         busy = true;
@@ -419,10 +422,12 @@
 
       function start(text) {
         var ready = runtime && runtime.info;
+        var mine = generation;
         setStatus(status, stageText(ready ? (runtime.runs > 0 ? "wait" : "run") : runtime && runtime.stage), "loading");
         runRequest(text, function (stage) {
-          setStatus(status, stageText(stage), "loading");
+          if (mine === generation) setStatus(status, stageText(stage), "loading");
         }).then(function (answer) {
+          if (mine !== generation) return undefined;
           if (Date.now() > answer.deadline) {
             // The limit covers drawing too: a result that arrives too late is not drawn. The
             // worker has answered, so it is left to the runs that follow.
@@ -430,6 +435,7 @@
           }
           return show(output, status, answer.outcome, answer.info);
         }).catch(function (error) {
+          if (mine !== generation) return;
           output.hidden = true;
           output.replaceChildren();
           output.removeAttribute("data-outcome");
@@ -465,7 +471,9 @@
         if (resetTapped) editor.scrollTop = 0;
         else showFromTheTop(editor);
         resetTapped = false;
-        // Said out loud, and the result of the edited request is no longer shown as this one's.
+        // Said out loud, and the result of the edited request is no longer shown as this one's,
+        // now or when a run still under way answers.
+        generation++;
         output.replaceChildren();
         output.hidden = true;
         output.removeAttribute("data-outcome");
