@@ -17,6 +17,7 @@ Pure and standard library only: strings in, strings out.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 __all__ = ["is_cjk", "join_cjk_lines", "join_cjk_lines_html", "mark_cjk_runs_html"]
 
@@ -121,6 +122,24 @@ _TOKEN = re.compile(
 )
 
 
+def _pieces(html: str, literal: frozenset[str]) -> Iterator[tuple[str, str | None, int]]:
+    """``html`` split into its text and its markup, in order: each piece, its tag's name (``""``
+    for a comment or a declaration, ``None`` for text), and how many ``literal`` elements are
+    open once it is read. Tags, attributes and comments come out unchanged."""
+    depth = 0
+    position = 0
+    for match in _TOKEN.finditer(html):
+        if match.start() > position:
+            yield html[position : match.start()], None, depth
+        position = match.end()
+        name = (match.group("name") or "").lower()
+        if name in literal and not match.group(0).endswith("/>"):
+            depth = max(depth - 1, 0) if match.group("close") else depth + 1
+        yield match.group(0), name, depth
+    if position < len(html):
+        yield html[position:], None, depth
+
+
 def join_cjk_lines_html(html: str) -> str:
     """``html`` with :func:`join_cjk_lines` applied to its text, across inline markup.
 
@@ -141,12 +160,8 @@ def join_cjk_lines_html(html: str) -> str:
     # other tag, and literal text, is a wall ("").
     heads: list[str | None] = []
     tails: list[str | None] = []
-    depth = 0  # how many literal elements are open
-    position = 0
 
-    def add_text(text: str) -> None:
-        if not text:
-            return
+    def add_text(text: str, depth: int) -> None:
         parts.append(text)
         if depth:
             heads.append("")
@@ -156,17 +171,14 @@ def join_cjk_lines_html(html: str) -> str:
             heads.append(text[0])
             tails.append(text[-1])
 
-    for match in _TOKEN.finditer(html):
-        add_text(html[position : match.start()])
-        position = match.end()
-        name = (match.group("name") or "").lower()
-        if name in _LITERAL and not match.group(0).endswith("/>"):
-            depth = max(depth - 1, 0) if match.group("close") else depth + 1
-        parts.append(match.group(0))
+    for piece, name, depth in _pieces(html, _LITERAL):
+        if name is None:
+            add_text(piece, depth)
+            continue
+        parts.append(piece)
         transparent = name in _INLINE and not depth
         heads.append(None if transparent else "")
         tails.append(None if transparent else "")
-    add_text(html[position:])
 
     def neighbour(index: int, step: int) -> str | None:
         """The first visible character from part ``index`` on, walking by ``step``."""
@@ -198,23 +210,9 @@ def mark_cjk_runs_html(html: str, lang: str = "zh") -> str:
     >>> mark_cjk_runs_html('<p>“必须是整数” (an <code>整数</code>)</p>')
     '<p>“<span lang="zh">必须是整数</span>” (an <code>整数</code>)</p>'
     """
-    parts: list[str] = []
-    depth = 0  # how many literal (or svg) elements are open
-    position = 0
-    literal = _LITERAL | {"svg"}
-
-    def add_text(text: str) -> None:
-        if text:
-            parts.append(
-                text if depth else _CJK_RUN.sub(lambda m: f'<span lang="{lang}">{m.group()}</span>', text)
-            )
-
-    for match in _TOKEN.finditer(html):
-        add_text(html[position : match.start()])
-        position = match.end()
-        name = (match.group("name") or "").lower()
-        if name in literal and not match.group(0).endswith("/>"):
-            depth = max(depth - 1, 0) if match.group("close") else depth + 1
-        parts.append(match.group(0))
-    add_text(html[position:])
-    return "".join(parts)
+    return "".join(
+        piece
+        if name is not None or depth
+        else _CJK_RUN.sub(lambda run: f'<span lang="{lang}">{run.group()}</span>', piece)
+        for piece, name, depth in _pieces(html, _LITERAL | {"svg"})
+    )
