@@ -260,3 +260,21 @@ def test_every_chinese_passage_of_the_english_edition_is_marked(built_site):
 
 def is_cjk_text(text: str) -> bool:
     return any(is_cjk(char) for char in text)
+
+
+def test_the_chinese_editions_docstrings_are_marked_english(built_site):
+    """The docstrings are English: on a Chinese page a screen reader read them with a Chinese
+    voice. Their blocks are lang="en", and the Chinese section labels inside are lang="zh"."""
+    for path in ("reference/api/index.html", "reference/request/candidates/kind/index.html"):
+        tree = soup.page(built_site.path / path)
+        blocks = tree.xpath(
+            f"//div[{soup.has_class('doc-contents')}][not(ancestor::div[{soup.has_class('doc-contents')}])]"
+        )
+        assert blocks, path
+        assert all(block.get("lang") == "en" for block in blocks), path
+        labels = tree.xpath(f"//span[{soup.has_class('doc-section-title')}]")
+        assert labels or "api" not in path, path  # the API page has Args, Returns... sections
+        assert all(is_cjk_text("".join(label.itertext())) for label in labels), path
+        for label in labels:  # the label's words are in a span of their own language
+            marked = "".join("".join(span.itertext()) for span in label.xpath(".//span[@lang='zh']"))
+            assert marked == "".join(label.itertext()).strip(), (path, marked)

@@ -60,7 +60,10 @@ EXIT_CODES: Final[Mapping[str, int]] = MappingProxyType(
         "interrupted": 130,
     }
 )
-"""The exit code of each outcome (read-only)."""
+"""The exit code of each outcome. ``interrupted``: the command ends by SIGINT itself, which a
+shell reports as 130 (``subprocess`` sees -2); ``main()`` returns 130 only where there are no
+POSIX signals. A read-only mapping (``types.MappingProxyType``), not a dict: ``json.dumps``, ``copy.deepcopy``
+and ``pickle`` refuse it; ``dict(...)`` makes a copy."""
 
 MAX_BYTES = 64 * 1024 * 1024
 """The largest input ``build`` reads by default: 64 MiB (change it with ``--max-bytes``)."""
@@ -466,8 +469,24 @@ def main(
     returns its code; when Ctrl-C stops it, it does the same and then ends the process by SIGINT,
     as Python does on a Ctrl-C nobody caught (a shell reports 130; where there are no POSIX
     signals it returns 130).
-    A program that runs it in its own process passes the streams it reads (``stdin``,
-    ``stdout``, ``stderr``): then nothing outside them changes, and Ctrl-C reaches the caller.
+    A program that calls it in-process passes the streams it reads (``stdin``, ``stdout``,
+    ``stderr``): then nothing outside them changes, and Ctrl-C reaches the caller.
+
+    Args:
+        argv: The arguments after the program's name; ``None`` reads ``sys.argv[1:]``.
+        stdin: Where ``build -`` reads the request (``None``: ``sys.stdin``).
+        stdout: Where the result, ``--help`` and ``--version`` go (``None``: the process's own).
+        stderr: Where problems and usage errors go (``None``: ``sys.stderr``).
+
+    Returns:
+        The exit code, one of [`EXIT_CODES`][harnessbook.cli.EXIT_CODES]. Usage errors and
+            ``--help`` are returned as codes too: ``main`` never raises ``SystemExit``.
+
+    Examples:
+        >>> import io
+        >>> out = io.StringIO()
+        >>> main(["demo"], stdout=out)
+        0
     """
     own_stdout = stdout is None
     if stdout is None:

@@ -5,6 +5,8 @@ example ``逐个看候选，\\n放得进``. CSS Text 3 says such a segment break
 wide characters vanishes, but Chromium renders it as a space. The functions here remove that
 line break, and only that whitespace, wherever a Chinese string is built for the reader: the
 book's pages (``hooks/cjk_line_breaks.py``), and the strings of figures or the playground.
+[`mark_cjk_runs_html`][harnessbook.typography.mark_cjk_runs_html] marks Chinese quoted in a page of
+another language with its language, for screen readers.
 
 A break is removed when the characters on both sides are CJK (Han characters, CJK
 punctuation, kana, full-width forms), or when one side is CJK and the other is a typographic
@@ -16,6 +18,7 @@ Pure and standard library only: strings in, strings out.
 
 from __future__ import annotations
 
+import html as html_module
 import re
 from collections.abc import Iterator
 
@@ -141,7 +144,7 @@ def _pieces(html: str, literal: frozenset[str]) -> Iterator[tuple[str, str | Non
 
 
 def join_cjk_lines_html(html: str) -> str:
-    """``html`` with :func:`join_cjk_lines` applied to its text, across inline markup.
+    """``html`` with [`join_cjk_lines`][harnessbook.typography.join_cjk_lines] applied to its text, across inline markup.
 
     A line break is removed when the nearest visible characters on both sides are CJK, looking
     through inline elements such as ``a``, ``strong`` and ``em``. Nothing inside ``pre``,
@@ -204,15 +207,23 @@ def mark_cjk_runs_html(html: str, lang: str = "zh") -> str:
     For a page in another language that quotes Chinese: a screen reader reads a passage marked
     with its language in a voice for that language (WCAG 3.1.2, language of parts). Text inside
     ``pre``, ``code``, ``kbd``, ``samp``, ``script``, ``style``, ``textarea`` and ``svg`` is left
-    as it is, and so are tags, attributes and comments, and text already inside an element with
-    a ``lang`` attribute is marked all the same (a span is harmless there).
+    as it is. Tags, attributes and comments are copied unchanged. Text already inside an element
+    with a ``lang`` attribute is still marked (a span is harmless there).
+
+    Args:
+        html: A fragment of HTML, such as a page's rendered content.
+        lang: The language tag to mark the runs with (BCP 47), escaped for the attribute.
+
+    Returns:
+        The same HTML with the runs wrapped.
 
     >>> mark_cjk_runs_html('<p>“必须是整数” (an <code>整数</code>)</p>')
     '<p>“<span lang="zh">必须是整数</span>” (an <code>整数</code>)</p>'
     """
+    attribute = html_module.escape(lang, quote=True)
     return "".join(
         piece
         if name is not None or depth
-        else _CJK_RUN.sub(lambda run: f'<span lang="{lang}">{run.group()}</span>', piece)
+        else _CJK_RUN.sub(lambda run: f'<span lang="{attribute}">{run.group()}</span>', piece)
         for piece, name, depth in _pieces(html, _LITERAL | {"svg"})
     )

@@ -109,8 +109,8 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
 
     Returns:
         A [`ContextPacketResult`][harnessbook.context_packet.ContextPacketResult]: ``state``,
-        ``phase``, ``packet``, ``excluded``, ``unknowns``, ``refresh`` and ``evidence``, always
-        all present. Never a concatenated string.
+            ``phase``, ``packet``, ``excluded``, ``unknowns``, ``refresh`` and ``evidence``, always
+            all present. Never a concatenated string.
 
     Raises:
         InvalidRequestError: If the request breaks the contract; ``problems`` lists every

@@ -73,6 +73,15 @@ class InvalidRequestError(ValueError):
         details: The kept problems as [`Problem`][harnessbook.context_packet.errors.Problem]s
             (path and message apart), without the closing ``"… and K more problems"`` line:
             ``total - len(details)`` problems were not kept.
+
+    The builder raises it; a program may raise one too, from ``problems`` (an iterable of
+    lines, or one string as one problem) and ``total`` (how many problems there were in all,
+    when more were found than are given).
+
+    Examples:
+        >>> error = InvalidRequestError(['$["a: b"]: unknown key'])
+        >>> error.details
+        (Problem(path='$["a: b"]', message='unknown key'),)
     """
 
     def __init__(self, problems: Iterable[str], total: int | None = None) -> None:
@@ -88,6 +97,7 @@ class InvalidRequestError(ValueError):
 
     @property
     def details(self) -> tuple[Problem, ...]:
+        """The kept problems, each split into its JSON path and its message (see ``problems``)."""
         return tuple(_split_problem(problem) for problem in self._kept)
 
     def __reduce__(self) -> tuple[type[InvalidRequestError], tuple[tuple[str, ...], int], dict[str, object]]:

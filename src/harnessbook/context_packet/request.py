@@ -68,7 +68,9 @@ class Candidate(TypedDict):
     """Whether the item may still be used. ``expired`` items never enter ``selected``."""
 
     sizeUnits: int
-    """The item's size in abstract budget units: an integer >= 0 (not tokens or characters)."""
+    """The item's size in abstract budget units (not tokens or characters): an integer >= 0 and at
+    most [`MAX_UNITS`][harnessbook.context_packet.MAX_UNITS] (2^53 - 1); ``true`` and ``8.0`` are not
+    integers here."""
 
     content: str
     """The item's full text. Copied only into ``selected``; never into pointers or evidence."""
@@ -89,7 +91,9 @@ class ContextPacketRequest(TypedDict):
     """Fixes the current goal, stop condition and verification target."""
 
     budgetUnits: int
-    """Capacity of the packet in abstract units: an integer > 0."""
+    """Capacity of the packet in abstract units: an integer > 0 and at most
+    [`MAX_UNITS`][harnessbook.context_packet.MAX_UNITS] (2^53 - 1); ``true`` and ``8.0`` are not
+    integers here."""
 
     candidates: list[Candidate]
     """Candidate items, in input order. An empty list is valid."""

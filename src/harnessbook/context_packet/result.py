@@ -153,7 +153,9 @@ class EvidenceItem(TypedDict):
     kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
     """The candidate's kind."""
     decision: Literal["selected", "pointer", "excluded", "blocked", "not_assessed"]
-    """What happened to the candidate."""
+    """What happened to the candidate. A blocked result records ``blocked`` for each candidate
+    that lacks provenance and ``not_assessed`` for every other one, all with the rule
+    ``provenance_gate``."""
     rule: Literal["provenance_gate", "expiry", "conflict", "budget_fit", "pointer", "over_budget"]
     """The stable code of the rule that decided (see [`RULES`][harnessbook.context_packet.RULES])."""
     sizeUnits: int
@@ -177,7 +179,8 @@ class ContextPacketResult(TypedDict):
     ``refresh_context``."""
 
     packet: Packet
-    """The packet itself. Empty (and ``usedBudgetUnits: 0``) when blocked."""
+    """The packet itself. When blocked, ``selected`` and ``pointers`` are empty and
+    ``usedBudgetUnits`` is 0; ``taskAnchor`` and ``budgetUnits`` are still there."""
 
     excluded: list[ExcludedItem]
     """Items left out, in processing order, each with its reason."""

@@ -51,7 +51,9 @@ TIERS: Final[Mapping[str, int]] = MappingProxyType(
     }
 )
 """Processing tier of each kind: lower tiers are processed first (the book's convention).
-Read-only: the builder reads it, so no caller can change what another call does."""
+Every build reads it; read-only, so that no caller can change another call's order.
+A read-only mapping (``types.MappingProxyType``), not a dict: ``json.dumps``, ``copy.deepcopy``
+and ``pickle`` refuse it; ``dict(...)`` makes a copy."""
 
 RULES: tuple[str, ...] = (
     "provenance_gate",
@@ -84,7 +86,7 @@ def provenance_gate(candidates: list[Candidate]) -> list[UnknownItem]:
 
     Returns:
         One ``{"id", "missing"}`` entry per such candidate, in input order; ``missing``
-        names ``source`` and/or ``capturedAt``, in that order, when absent, null or blank.
+            names ``source`` and/or ``capturedAt``, in that order, when absent, null or blank.
     """
     unknowns: list[UnknownItem] = []
     for candidate in candidates:
@@ -113,7 +115,7 @@ def processing_order(candidates: list[Candidate]) -> list[Candidate]:
 
     Returns:
         A new list of the same candidates, sorted by [`TIERS`][harnessbook.context_packet.TIERS];
-        ``candidates`` is left as it was.
+            ``candidates`` is left as it was.
     """
     return sorted(candidates, key=lambda candidate: TIERS[candidate["kind"]])
 
@@ -141,7 +143,7 @@ def expiry(candidate: Candidate) -> tuple[ExcludedItem, RefreshItem | None] | No
 
     Returns:
         ``None`` if the candidate is fresh, else its ``excluded`` entry and its ``refresh``
-        entry (``None`` unless it is current direct evidence).
+            entry (``None`` unless it is current direct evidence).
     """
     if candidate["freshness"] != "expired":
         return None
@@ -250,7 +252,7 @@ def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
 
     Returns:
         The candidate without its content, plus ``loadCondition``, or ``None`` if it has no
-        usable reference.
+            usable reference.
     """
     reference = candidate.get("reference", "")
     if not reference.strip():
@@ -283,7 +285,7 @@ def over_budget(candidate: Candidate, remaining: int) -> ExcludedItem:
 
     Returns:
         The candidate's ``excluded`` entry: ``reason`` ``over_budget``, with ``requiresUnits``
-        (its size) and ``availableUnits`` (``remaining``).
+            (its size) and ``availableUnits`` (``remaining``).
     """
     return {
         "id": candidate["id"],

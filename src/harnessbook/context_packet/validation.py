@@ -161,9 +161,6 @@ def validate_request(request: object) -> None:
     Args:
         request: The would-be request, any Python value.
 
-    Returns:
-        Nothing: the request is valid when no error is raised.
-
     Raises:
         InvalidRequestError: If anything is wrong. ``problems`` lists the problems as
             ``"<json path>: <what is wrong>"``: first those of a top-down walk of the request

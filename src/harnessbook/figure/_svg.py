@@ -34,6 +34,9 @@ LIGHT_COLOURS: Final[Mapping[str, str]] = MappingProxyType(
 
 ``docs/assets/stylesheets/figure.css`` defines the same classes for the light, dark and print
 schemes as CSS custom properties; a test keeps the light ones equal to these.
+
+A read-only mapping (``types.MappingProxyType``), not a dict: ``json.dumps``, ``copy.deepcopy``
+and ``pickle`` refuse it; ``dict(...)`` makes a copy.
 """
 
 MAX_ROWS = 12

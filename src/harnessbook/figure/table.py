@@ -38,7 +38,7 @@ def render_table(
 
     Returns:
         The table; when ``evidence`` is empty, one sentence that says so instead (in a ``<p>``
-        for ``"html"``).
+            for ``"html"``).
 
     Raises:
         ValueError: If ``lang`` or ``format`` is unknown, or ``result`` is not a builder result.

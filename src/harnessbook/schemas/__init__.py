@@ -19,7 +19,8 @@ SCHEMA_FILES: Final[Mapping[Literal["request", "result"], str]] = MappingProxyTy
         "result": "context-packet-result.schema.json",
     }
 )
-"""The schema file of each name (read-only)."""
+"""The schema file of each name. A read-only mapping (``types.MappingProxyType``), not a dict: ``json.dumps``, ``copy.deepcopy``
+and ``pickle`` refuse it; ``dict(...)`` makes a copy."""
 
 
 def load_schema(name: Literal["request", "result"]) -> dict[str, Any]:
