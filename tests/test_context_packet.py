@@ -889,6 +889,27 @@ def test_the_docstring_example_runs():
     assert outcome.failed == 0
 
 
+def test_every_docstring_example_of_the_package_runs():
+    """The API page shows the docstrings' examples: each one is executed, in every module."""
+    import doctest
+    import importlib
+    import pkgutil
+
+    import harnessbook
+
+    attempted, failed = 0, []
+    for info in pkgutil.walk_packages(harnessbook.__path__, "harnessbook."):
+        if info.name.endswith("__main__"):
+            continue  # running it is the command line itself
+        module = importlib.import_module(info.name)
+        outcome = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False, report=False)
+        attempted += outcome.attempted
+        if outcome.failed:
+            failed.append(info.name)
+    assert failed == []
+    assert attempted >= 8  # builder, errors, cli, schemas, typography, figures...
+
+
 TYPED_DICTS = {
     "ContextPacketRequest": ["taskAnchor", "budgetUnits", "candidates"],
     "TaskAnchor": ["goal", "stopCondition", "verificationTarget"],

@@ -113,6 +113,9 @@ def processing_order(candidates: list[Candidate]) -> list[Candidate]:
     The sort is stable, so candidates of one tier keep their input order. The priority is
     the book's teaching convention, not a claim about what models need.
 
+    Args:
+        candidates: Validated candidates, in input order.
+
     Returns:
         A new list of the same candidates, sorted by [`TIERS`][harnessbook.context_packet.TIERS];
             ``candidates`` is left as it was.
@@ -140,6 +143,9 @@ def expiry(candidate: Candidate) -> tuple[ExcludedItem, RefreshItem | None] | No
     asks for a refresh, so an old log is never written down as the current fact.
 
     Chapter: [expiry][rule-expiry], the first rule of step 4 on the rules page.
+
+    Args:
+        candidate: A validated candidate that passed the provenance gate.
 
     Returns:
         ``None`` if the candidate is fresh, else its ``excluded`` entry and its ``refresh``
@@ -214,6 +220,10 @@ def budget_fit(candidate: Candidate, remaining: int) -> SelectedItem | None:
 
     First fit: a later, smaller candidate can still fit after a larger one did not.
 
+    Args:
+        candidate: A validated candidate that passed the provenance gate.
+        remaining: The budget units left before this decision.
+
     Returns:
         A copy of the candidate, content included, or ``None`` if it does not fit.
     """
@@ -250,6 +260,10 @@ def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
     The pointer records where the item lives and what loading it would take; the builder
     never reads the reference.
 
+    Args:
+        candidate: A validated candidate that passed the provenance gate.
+        remaining: The budget units left before this decision.
+
     Returns:
         The candidate without its content, plus ``loadCondition``, or ``None`` if it has no
             usable reference.
@@ -282,6 +296,10 @@ def over_budget(candidate: Candidate, remaining: int) -> ExcludedItem:
     with the units it required and the units that were available.
 
     Chapter: [over budget][rule-over-budget], the last rule of step 4 on the rules page.
+
+    Args:
+        candidate: A validated candidate that passed the provenance gate.
+        remaining: The budget units left before this decision.
 
     Returns:
         The candidate's ``excluded`` entry: ``reason`` ``over_budget``, with ``requiresUnits``

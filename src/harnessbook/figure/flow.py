@@ -97,6 +97,15 @@ def render_rules_flow(lang: Lang = "zh") -> str:
     Validate; the provenance gate; tier order; for each candidate the first rule that applies
     (in the order of [`RULES`][harnessbook.context_packet.RULES]) and what it decides; the state.
     Accessible like [`render_svg`][harnessbook.figure.render_svg]'s figures, in ``lang``.
+
+    Args:
+        lang: ``"zh"`` or ``"en"``: the language of the figure's words.
+
+    Returns:
+        The figure, a self-contained SVG document as text.
+
+    Raises:
+        ValueError: If ``lang`` is unknown.
     """
     _words(lang)
     flow = _FLOW[lang]
