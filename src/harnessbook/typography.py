@@ -64,10 +64,11 @@ def join_cjk_lines(text: str) -> str:
     Only the line breaks (one or more in a row) and the spaces around them go; every other character stays, and a break
     next to a Latin letter, a digit or markup stays as it is.
 
-    >>> join_cjk_lines("逐个看候选，\\n放得进剩余预算就选入")
-    '逐个看候选，放得进剩余预算就选入'
-    >>> join_cjk_lines("中文\\nEnglish 混排")
-    '中文\\nEnglish 混排'
+    Examples:
+        >>> join_cjk_lines("逐个看候选，\\n放得进剩余预算就选入")
+        '逐个看候选，放得进剩余预算就选入'
+        >>> join_cjk_lines("中文\\nEnglish 混排")
+        '中文\\nEnglish 混排'
     """
     return _join(text, None, None)
 
@@ -152,8 +153,9 @@ def join_cjk_lines_html(html: str) -> str:
     element, like any other tag (``br``, ``img``, a block), counts as a non-CJK neighbour.
     Tags, attributes and comments are copied unchanged.
 
-    >>> join_cjk_lines_html("<p>交给<a href='#p'>指针</a>\\n或<code>超\\n预算</code></p>")
-    "<p>交给<a href='#p'>指针</a>或<code>超\\n预算</code></p>"
+    Examples:
+        >>> join_cjk_lines_html("<p>交给<a href='#p'>指针</a>\\n或<code>超\\n预算</code></p>")
+        "<p>交给<a href='#p'>指针</a>或<code>超\\n预算</code></p>"
     """
     # The page split into markup and text pieces; ``texts`` indexes the pieces to process.
     parts: list[str] = []
@@ -217,8 +219,9 @@ def mark_cjk_runs_html(html: str, lang: str = "zh") -> str:
     Returns:
         The same HTML with the runs wrapped.
 
-    >>> mark_cjk_runs_html('<p>“必须是整数” (an <code>整数</code>)</p>')
-    '<p>“<span lang="zh">必须是整数</span>” (an <code>整数</code>)</p>'
+    Examples:
+        >>> mark_cjk_runs_html('<p>“必须是整数” (an <code>整数</code>)</p>')
+        '<p>“<span lang="zh">必须是整数</span>” (an <code>整数</code>)</p>'
     """
     attribute = html_module.escape(lang, quote=True)
     return "".join(
