@@ -17,7 +17,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from harnessbook.typography import _pieces, mark_cjk_runs_html
+from harnessbook.typography import _UNMARKED, _pieces, mark_cjk_runs_html
 
 DOCSTRING = '<div class="doc doc-contents'
 """How mkdocstrings' Python handler opens a block of docstring text."""
@@ -31,7 +31,7 @@ def mark_docstrings_english(html: str) -> str:
     parts: list[str] = []
     open_divs: list[bool] = []  # for each open div: whether it starts a docstring block
     inside = 0
-    for piece, name, depth in _pieces(html, frozenset({"pre", "code", "script", "style", "textarea", "svg"})):
+    for piece, name, depth in _pieces(html, _UNMARKED):
         if name == "div":
             if piece.startswith("</"):
                 if open_divs and open_divs.pop():

@@ -201,6 +201,8 @@ def join_cjk_lines_html(html: str) -> str:
 
 
 _CJK_RUN = re.compile(_CJK.pattern + "+")
+_UNMARKED = _LITERAL | {"svg"}
+"""Elements whose text :func:`mark_cjk_runs_html` leaves as it is: literal text, and figures."""
 
 
 def mark_cjk_runs_html(html: str, lang: str = "zh") -> str:
@@ -228,5 +230,5 @@ def mark_cjk_runs_html(html: str, lang: str = "zh") -> str:
         piece
         if name is not None or depth
         else _CJK_RUN.sub(lambda run: f'<span lang="{attribute}">{run.group()}</span>', piece)
-        for piece, name, depth in _pieces(html, _LITERAL | {"svg"})
+        for piece, name, depth in _pieces(html, _UNMARKED)
     )
