@@ -856,6 +856,9 @@ def report(figures: dict[str, Any], command: str) -> str:
             "",
             "## The book",
             "",
+            "One run each, apart from the test suite's timings below (a build, then the two test commands"
+            " with the site cached).",
+            "",
             "| what | wall time |",
             "|---|---:|",
             f"| `mkdocs build --strict` ({book['pages_built']} pages, both editions) | "

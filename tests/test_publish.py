@@ -229,7 +229,10 @@ def test_workflow_deploys_on_main_and_by_hand_with_least_privilege():
     on = workflow[True]  # YAML 1.1 reads the key `on` as true
     assert on == {"push": {"branches": ["main"]}, "workflow_dispatch": None}
     assert workflow["permissions"] == {}
-    assert workflow["concurrency"]["group"] == "pages"
+    assert workflow["concurrency"] == {
+        "group": "pages",
+        "cancel-in-progress": False,
+    }  # waits, never cuts short
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
     assert build["permissions"] == {"contents": "read"}
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
@@ -238,6 +241,7 @@ def test_workflow_deploys_on_main_and_by_hand_with_least_privilege():
     assert any(run.strip() == "bash .ci/run" for run in runs), "the same install and test steps as CI"
     build_step = next(step for step in build["steps"] if "mkdocs build --strict" in step.get("run", ""))
     assert build_step["env"]["SITE_URL"] == "${{ steps.pages.outputs.base_url }}"
+    assert build_step["env"]["REPO_URL"] == "${{ github.server_url }}/${{ github.repository }}"
     assert build["env"]["CI"] == "true"
 
 

@@ -112,3 +112,70 @@ def test_a_worker_that_exits_at_once_still_reports_a_failure(tmp_path):
             f"-n {workers}: exit {done.returncode}\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
         )
         assert "1 failed, 1 passed" in done.stdout, done.stdout[-2000:]
+
+
+# --------------------------------------------------------------------------- mutation testing (pyproject.toml)
+
+KEPT_FOR_MUTMUT = {
+    "tests/test_purity.py::test_the_audit_hook_sees_files_sockets_and_subprocesses": (
+        "it starts a process to show that the audit hook sees it, not to run the command line"
+    ),
+    "tests/test_fast_path.py::test_fast_path_accepts_nothing_the_detailed_walk_refuses": (
+        "it catches a fast path that accepts too much, and takes under a second"
+    ),
+}
+"""Tests of mutmut's files that start a process or use hypothesis and still run for each mutant."""
+
+
+def _mutmut_selection() -> tuple[list[str], set[str]]:
+    import tomllib
+
+    args = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"][
+        "pytest_add_cli_args_test_selection"
+    ]
+    files = [arg for arg in args if arg.startswith("tests/") and "::" not in arg]
+    deselected = {args[i + 1] for i, arg in enumerate(args) if arg == "--deselect"}
+    return files, deselected
+
+
+def _tests_that_start_a_process_or_search(path: str) -> tuple[set[str], set[str], set[str]]:
+    """The test functions of ``path``; those that start a process (``subprocess``, directly or
+    through a helper of the same file); those hypothesis drives (``@given``)."""
+    import ast
+
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+    def names(node: ast.AST) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    starting = {name for name, node in functions.items() if "subprocess" in names(node)}
+    while grown := {
+        name for name, node in functions.items() if name not in starting and names(node) & starting
+    }:
+        starting |= grown
+    given = {
+        name
+        for name, node in functions.items()
+        if any("given" in names(decorator) for decorator in node.decorator_list)
+    }
+    tests = {name for name in functions if name.startswith("test_")}
+    return tests, starting & tests, given & tests
+
+
+def test_mutation_testing_leaves_out_exactly_what_its_comment_says():
+    """pyproject.toml's mutmut settings leave out the hypothesis tests and the tests that run the
+    command line in a subprocess (which runs the installed package, not the mutant). pytest
+    ignores a ``--deselect`` that names no test, so a renamed test would quietly come back."""
+    files, deselected = _mutmut_selection()
+    assert files, "no test file in [tool.mutmut]"
+    missing, stale = [], set(deselected)
+    for path in files:
+        tests, starting, given = _tests_that_start_a_process_or_search(path)
+        stale -= {f"{path}::{name}" for name in tests}
+        for name in sorted(starting | given):
+            node_id = f"{path}::{name}"
+            if node_id not in deselected and node_id not in KEPT_FOR_MUTMUT:
+                missing.append(node_id)
+    assert not stale, f"--deselect names no test: {sorted(stale)}"
+    assert not missing, f"not deselected for mutmut, though they start a process or use hypothesis: {missing}"

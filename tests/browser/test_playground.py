@@ -936,7 +936,7 @@ def test_hostile_ids_stay_text_in_the_playground_figure(reader_page, site_url):
 # - a Chromium trace of the same run, which gives each main-thread task's thread time: the time
 #   the page's own work kept that thread busy, whatever else the machine was doing.
 #
-# Both tests run on a browser with V8's default compilers (``reader_engine_page``), not the
+# The three tests run on a browser with V8's default compilers (``reader_engine_page``), not the
 # other tests' unoptimized JavaScript (serving.TEST_BROWSER_ARGS): the figures are a reader's.
 #
 # The limit is asserted on the thread time. On this shared machine the wall time of a task also
