@@ -688,3 +688,80 @@ def test_a_usage_error_quoting_an_argument_that_is_not_utf8_is_still_said():
     assert done.stderr.decode("utf-8", "replace").endswith(
         "harnessbook: error: unrecognized arguments: \\udcff\n"
     )
+
+
+# --------------------------------------------------------------------------- found by an adversarial review
+
+
+def test_an_unrecognized_argument_is_quoted_on_one_line_in_order():
+    """argparse quotes a wrong argument as it is: an escape sequence, a line break or a bidi
+    override in it would colour the terminal, split the message or reverse what follows."""
+    code, out, err = run(["demo", "\x1b[31mRED\nsecond\u202eX"])
+    assert code == EXIT_CODES["usage"] and out == ""
+    usage, message = err.splitlines()
+    assert usage.startswith("usage: harnessbook")
+    assert message == "harnessbook: error: unrecognized arguments: \\u001b[31mRED\\u000asecond\\u202eX", (
+        message
+    )
+
+
+@pytest.mark.parametrize("where", ["parse", "build"])
+def test_running_out_of_memory_is_said_in_one_line(monkeypatch, where):
+    """An input far below --max-bytes can still not fit in memory once parsed (about 3 million
+    empty arrays under ``ulimit -v 200000``) or built: one line and exit 1, not a traceback."""
+    import harnessbook.cli as cli
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError
+
+    if where == "parse":
+        monkeypatch.setattr(json, "loads", out_of_memory)  # the module cli.py reads with
+    else:
+        monkeypatch.setattr(cli, "build_context_packet", out_of_memory)
+    code, out, err = run(["build", "-"], json.dumps(demo_request()).encode())
+    assert (code, out) == (EXIT_CODES["unreadable_input"], "")
+    assert (
+        err
+        == "harnessbook: standard input is too large to hold in memory (lower --max-bytes to refuse it sooner)\n"
+    )
+
+
+def test_a_figure_that_does_not_fit_in_memory_is_a_failed_output(monkeypatch):
+    import harnessbook.cli as cli
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(cli, "render_svg", out_of_memory)
+    code, out, err = run(["build", "-", "--format", "svg"], json.dumps(demo_request()).encode())
+    assert (code, out) == (EXIT_CODES["output_failed"], "")
+    assert err == "harnessbook: cannot write standard output: the output does not fit in memory\n"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="O_NONBLOCK is POSIX")
+def test_a_non_blocking_standard_input_is_waited_for():
+    """A parent may set O_NONBLOCK on the pipe it shares: "nothing yet" is then not the end of
+    the input. The request arrives in two parts, the second after a pause."""
+    import fcntl
+    import threading
+    import time
+
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(read_end, fcntl.F_SETFL, fcntl.fcntl(read_end, fcntl.F_GETFL) | os.O_NONBLOCK)
+    text = json.dumps(demo_request()).encode()
+
+    def write() -> None:
+        time.sleep(0.2)
+        os.write(write_end, text[:100])
+        time.sleep(0.2)
+        os.write(write_end, text[100:])
+        os.close(write_end)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    out, err = io.StringIO(), io.StringIO()
+    with open(read_end, encoding="utf-8") as stdin:
+        code = main(["build", "-"], stdin=stdin, stdout=out, stderr=err)
+    writer.join()
+    assert (code, err.getvalue()) == (EXIT_CODES["ready"], "")
+    assert json.loads(out.getvalue()) == build_context_packet(demo_request())

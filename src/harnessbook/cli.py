@@ -6,12 +6,14 @@ Exit codes (stable, for scripts and CI):
 * 1: the input could not be read as one JSON request: a file that cannot be opened or read
   (no such file, a directory), closed standard input, larger than ``--max-bytes``, not UTF-8,
   not JSON, a repeated object key, ``NaN`` or ``Infinity``, nested too deeply, an integer with
-  more digits than Python converts, a number too large or too small for a float (``1e400``, ``1e-400``)
+  more digits than Python converts, a number too large or too small for a float (``1e400``, ``1e-400``),
+  or too large to hold in memory (the text, its JSON values or its packet)
 * 2: the request is invalid (one problem a line on stderr, at most 101 lines)
 * 3: ``refresh_required``
 * 4: ``blocked``
 * 64: the command line is wrong (a usage error, reported by argparse)
-* 74: standard output could not be written: it is closed, or the disk is full
+* 74: standard output could not be written: it is closed, the disk is full, or the output
+  does not fit in memory
 * 130: interrupted (Ctrl-C, SIGINT), without a message. The command ends the way Python ends
   on an uncaught Ctrl-C, by SIGINT itself: a shell reports 130, and a script or loop that runs
   it stops too (bash carries on after a child that merely exits 130)
@@ -31,6 +33,7 @@ import json
 import math
 import os
 import re
+import select
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -252,17 +255,27 @@ def _parse_text(text: str) -> Any:
 _BLANK = re.compile("\ufeff?[ \t\r\n]*")
 """A text with no JSON value at all (JSON's white space, after a byte-order mark if any)."""
 _READ_CHUNK = 1 << 20
+_TOO_LARGE = "is too large to hold in memory (lower --max-bytes to refuse it sooner)"
 _Piece = TypeVar("_Piece", bytes, str)
 
 
-def _read_at_most(read: Callable[[int], _Piece], limit: int) -> list[_Piece]:
+def _read_at_most(
+    read: Callable[[int], _Piece | None], limit: int, wait: Callable[[], object] | None = None
+) -> list[_Piece]:
     """What ``read`` gives, up to ``limit`` bytes or characters, in pieces of at most
     :data:`_READ_CHUNK`: a limit far larger than the input (``--max-bytes`` has no upper bound)
-    never reserves its own size in memory."""
+    never reserves its own size in memory.
+
+    ``read`` gives ``None`` where the stream is non-blocking and nothing has arrived yet (a
+    parent process may set ``O_NONBLOCK`` on the pipe it shares): ``wait`` then waits for more,
+    and the end of the input is only an empty piece."""
     pieces: list[_Piece] = []
     size = 0
     while size < limit:
         piece = read(min(_READ_CHUNK, limit - size))
+        if piece is None and wait is not None:
+            wait()
+            continue
         if not piece:
             break
         pieces.append(piece)
@@ -279,7 +292,7 @@ def _read(name: str, stdin: TextIO | None, max_bytes: int) -> Any:
             buffer = getattr(stdin, "buffer", None)
             try:
                 if buffer is not None:
-                    data = b"".join(_read_at_most(buffer.read, max_bytes + 1))
+                    data = b"".join(_read_at_most(buffer.read, max_bytes + 1, _waiter(buffer)))
                 else:
                     data = "".join(_read_at_most(stdin.read, max_bytes + 1)).encode("utf-8", "surrogatepass")
             except (OSError, ValueError) as error:
@@ -290,11 +303,21 @@ def _read(name: str, stdin: TextIO | None, max_bytes: int) -> Any:
                     data = b"".join(_read_at_most(handle.read, max_bytes + 1))
             except OSError as error:
                 raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
+        if len(data) > max_bytes:
+            raise _Unreadable(f"is larger than {max_bytes} bytes, the limit (raise it with --max-bytes)")
+        return _parse(data)  # json's objects take several times the text's size
     except MemoryError:
-        raise _Unreadable("is too large to hold in memory (lower --max-bytes to refuse it sooner)") from None
-    if len(data) > max_bytes:
-        raise _Unreadable(f"is larger than {max_bytes} bytes, the limit (raise it with --max-bytes)")
-    return _parse(data)
+        raise _Unreadable(_TOO_LARGE) from None
+
+
+def _waiter(stream: Any) -> Callable[[], object] | None:
+    """A call that waits until ``stream`` can be read again, or None where it cannot wait (no
+    file descriptor: it never reads as non-blocking)."""
+    try:
+        descriptor = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    return lambda: select.select([descriptor], [], [])
 
 
 def _reason(error: BaseException) -> str:
@@ -314,9 +337,13 @@ def _say(stderr: TextIO | None, line: str) -> None:
         pass
 
 
+def _where(args: argparse.Namespace) -> str:
+    return "standard input" if args.file == "-" else _file_name(args.file)
+
+
 def _build(args: argparse.Namespace, stdin: TextIO | None, stderr: TextIO | None) -> tuple[bool, Any]:
     """Whether the input was read, and the request it holds."""
-    where = "standard input" if args.file == "-" else _file_name(args.file)
+    where = _where(args)
     try:
         return True, _read(args.file, stdin, args.max_bytes)
     except _Unreadable as error:
@@ -385,8 +412,10 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # argparse's own, but on standard error only: argparse prints the usage line on standard
         # output when standard error is closed.
+        # argparse quotes a wrong argument as it is (``unrecognized arguments: ...``): its
+        # control and bidi characters are escaped, so the message stays one line, in order.
         _say(self.err, self.format_usage().rstrip("\n"))
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {_printable(message)}\n")
 
     def print_help(self, file: SupportsWrite[str] | None = None) -> None:
         self._print_message(self.format_help())
@@ -567,6 +596,10 @@ def _main(
             return EXIT_CODES["unreadable_input"]  # already reported
         try:
             output = build_context_packet(request)
+        except MemoryError:  # the request was read, but its packet does not fit as well
+            del request
+            _say(stderr, f"harnessbook: {_where(args)} {_TOO_LARGE}")
+            return EXIT_CODES["unreadable_input"]
         except InvalidRequestError as error:
             for problem in error.problems:
                 _say(stderr, problem)
@@ -592,6 +625,11 @@ def _main(
         if isinstance(failed.error, OSError) and failed.error.errno == errno.EPIPE:
             return code  # the reader stopped early (`| head`): not a failure, the verdict stands
         _say(stderr, f"harnessbook: cannot write standard output: {_reason(failed.error)}")
+        return EXIT_CODES["output_failed"]
+    except MemoryError:  # a figure is drawn whole before it is written
+        if own_stdout:
+            _quiet_stdout()
+        _say(stderr, "harnessbook: cannot write standard output: the output does not fit in memory")
         return EXIT_CODES["output_failed"]
     return code
 
