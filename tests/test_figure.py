@@ -176,6 +176,27 @@ def test_a_detail_with_a_callers_source_is_isolated_too():
     assert result["refresh"], result
     svg = render_svg(result, "en")
     assert re.search("\u2068[^\u2069]*s:\u202ee[^\u2069]*\u2069", svg), svg
+    assert "\u2068s:\u202ee\u2069" in svg  # on its own: it cannot reverse the words after it
+
+
+def test_each_conflicting_id_in_a_detail_is_isolated_on_its_own():
+    """An override in one conflicting id reverses that id only: not the other ids of the
+    list, nor the source the refresh row names after them."""
+    result = build_context_packet(
+        request(
+            [
+                candidate("ev\u202e", kind="direct-evidence"),
+                candidate("ev2", kind="direct-evidence"),
+                candidate(
+                    "old", kind="history-summary", relevance="background", conflictsWith=["ev\u202e", "ev2"]
+                ),
+            ]
+        )
+    )
+    assert result["excluded"][0]["reason"] == "conflict", result
+    svg = render_svg(result, "en")
+    # The excluded row, the refresh row, and the refresh row's full text (its title: the row is cut).
+    assert svg.count("\u2068ev\u202e\u2069, \u2068ev2\u2069") == 3, svg
 
 
 def test_characters_xml_forbids_are_shown_as_escapes():

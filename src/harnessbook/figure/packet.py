@@ -18,6 +18,7 @@ from harnessbook.figure._svg import (
     WIDTH,
     Lang,
     _fit,
+    _isolate,
     _root,
     _Svg,
     _units,
@@ -253,6 +254,12 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
         return draw
 
     sep = words["list_sep"]
+
+    def isolated_list(values: Any) -> str:
+        # Each caller text in a detail is isolated on its own, as the ids are: a U+202E in one
+        # conflicting id reverses that id only, not the words and ids after it.
+        return sep.join(_isolate(str(value)) for value in values)
+
     section(
         words["selected"],
         [(str(item["id"]), _units(item["sizeUnits"], words)) for item in selected],
@@ -279,16 +286,18 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
                 requires=item["requiresUnits"], available=item["availableUnits"]
             )
         if item["reason"] == "conflict":
-            return words["conflict"].format(ids=sep.join(map(str, item["conflictsWith"])))
+            return words["conflict"].format(ids=isolated_list(item["conflictsWith"]))
         return words.get(str(item["reason"]), str(item["reason"]))
 
     section(words["excluded"], [(str(item["id"]), reason(item)) for item in excluded], mark("×"))
 
     def refresh_detail(item: Mapping[str, Any]) -> str:
         if item["reason"] == "expired":
-            return words["refresh_expired"].format(source=item["source"], captured=item["capturedAt"])
+            return words["refresh_expired"].format(
+                source=_isolate(str(item["source"])), captured=_isolate(str(item["capturedAt"]))
+            )
         return words["refresh_conflict"].format(
-            ids=sep.join(map(str, item["conflictsWith"])), source=item["sources"][item["id"]]
+            ids=isolated_list(item["conflictsWith"]), source=_isolate(str(item["sources"][item["id"]]))
         )
 
     section(words["refresh"], [(str(item["id"]), refresh_detail(item)) for item in refresh], mark("↻"))
