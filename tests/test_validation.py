@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from harnessbook import InvalidRequestError, build_context_packet, validate_request
+from harnessbook import InvalidRequestError, build_context_packet, demo_request, validate_request
 
 
 def valid_request() -> Any:
@@ -551,3 +551,25 @@ def test_long_values_are_shortened_in_messages():
     problems = problems_of(mutate(("candidates", 0, "content"), ["x" * 10_000]))
     assert len(problems[0]) < 200
     assert problems[0].endswith("... (array)")
+
+
+def test_a_conflict_that_names_a_look_alike_id_says_so():
+    """ "café" written as e + U+0301 is not the id "café" written as é: ids are compared code
+    point by code point (the field page says so), and the problem names the look-alike."""
+    request = copy.deepcopy(demo_request())
+    request["candidates"][0]["id"] = "caf\u00e9"
+    request["candidates"][1]["kind"] = "history-summary"
+    request["candidates"][1]["conflictsWith"] = ["cafe\u0301"]
+    with pytest.raises(InvalidRequestError) as raised:
+        validate_request(request)
+    assert list(raised.value.problems) == [
+        '$.candidates[1].conflictsWith[0]: names "cafe\u0301", which is not a candidate id of this request'
+        " ($.candidates[0].id looks the same but is written with other code points:"
+        " ids are compared code point by code point)"
+    ]
+    request["candidates"][0]["id"] = "cafe"
+    with pytest.raises(InvalidRequestError) as raised:
+        validate_request(request)
+    assert list(raised.value.problems) == [
+        '$.candidates[1].conflictsWith[0]: names "cafe\u0301", which is not a candidate id of this request'
+    ]

@@ -16,6 +16,7 @@ bounded: see [`errors`][harnessbook.context_packet.errors].
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from harnessbook.context_packet.checks import (
@@ -317,6 +318,7 @@ def _check_candidates(candidates: list[Any], problems: _Problems) -> bool:
     if not declares_conflicts:
         return plain
     # Cross-field: a conflict must name another candidate of this request.
+    look_alikes: dict[str, int] | None = None  # NFC form -> first index, made on the first miss
     for index, candidate in enumerate(candidates):
         if not (isinstance(candidate, dict) and "conflictsWith" in candidate):
             continue
@@ -330,5 +332,18 @@ def _check_candidates(candidates: list[Any], problems: _Problems) -> bool:
             if target == candidate.get("id"):
                 problems.append(f"{at}: a candidate cannot conflict with itself")
             elif target not in first_use:
-                problems.append(f"{at}: names {_shown(target)}, which is not a candidate id of this request")
+                if look_alikes is None:
+                    look_alikes = {}
+                    for cid, first in first_use.items():
+                        look_alikes.setdefault(unicodedata.normalize("NFC", cid), first)
+                twin = look_alikes.get(unicodedata.normalize("NFC", target))
+                problems.append(
+                    f"{at}: names {_shown(target)}, which is not a candidate id of this request"
+                    + (
+                        ""
+                        if twin is None
+                        else f" ($.candidates[{twin}].id looks the same but is written with other code points:"
+                        " ids are compared code point by code point)"
+                    )
+                )
     return plain
