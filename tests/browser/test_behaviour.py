@@ -549,6 +549,104 @@ def test_the_keyboard_opens_the_navigation_drawer_and_reaches_only_what_is_shown
     assert log.problems() == []
 
 
+SEEN_FOCUS = """() => { const e = document.activeElement; const r = e.getBoundingClientRect();
+    const x = Math.min(Math.max(r.left + r.width / 2, 0), innerWidth - 1);
+    const y = Math.min(Math.max(r.top + r.height / 2, 0), innerHeight - 1);
+    const hit = document.elementFromPoint(x, y);
+    return {what: (e.textContent || e.getAttribute('aria-label') || e.tagName).trim().slice(0, 30),
+            inDrawer: !!e.closest('.md-sidebar--primary'),
+            seen: r.width > 1 && r.height > 1 && !!hit && (hit === e || e.contains(hit) || hit.contains(e))}; }"""
+
+
+@pytest.mark.parametrize("width", [375, 768])
+def test_the_open_drawer_takes_the_tab_key_round_what_it_shows(new_page, site_url: str, width: int) -> None:
+    """The open drawer shows one panel, the deepest section opened. The parent's links under it,
+    the closed sections beside it and the page's contents list (transparent until opened) took
+    the focus unseen, and a Tab press could leave a blank drawer; after the last link the focus
+    went on to the page behind the overlay. Now every stop is a control the reader sees, the Tab
+    key goes round the panel, a panel's title goes back up, and a tap on the overlay, like
+    Escape, gives the focus back to the menu button."""
+    page, log = new_page(viewport={"width": width, "height": 812})
+    goto(page, urljoin(site_url, "chapters/06-context-packet/rules/"))
+    button = page.locator(".hb-drawer-button")
+    button.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(500)
+    stops = []
+    for _ in range(25):
+        stops.append(page.evaluate(SEEN_FOCUS))
+        page.keyboard.press("Tab")
+        page.wait_for_timeout(60)
+    assert [s for s in stops if not (s["seen"] and s["inDrawer"])] == [], stops
+    names = [s["what"] for s in stops]
+    assert "确定性规则" in names  # this page's own item, which opens its contents
+    assert "首页" not in names  # the top level, under the chapter's panel
+    assert names[0] == names[names.index(names[0], 1)]  # round the panel: it came back to the start
+    # The panel's title goes back up to the top level, where every section can be opened.
+    page.evaluate(
+        "() => document.querySelector('.md-sidebar--primary label.md-nav__title[for=\"__nav_2\"]').focus()"
+    )
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(500)
+    stops = []
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        page.wait_for_timeout(60)
+        stops.append(page.evaluate(SEEN_FOCUS))
+    assert [s for s in stops if not (s["seen"] and s["inDrawer"])] == [], stops
+    assert {"首页", "字段参考", "参考", "操作指南"} <= {s["what"] for s in stops}, stops
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(400)
+    assert page.evaluate("() => document.activeElement.matches('.hb-drawer-button')")
+    assert page.evaluate("() => document.querySelectorAll('[inert]').length") == 0
+    button.click()
+    page.wait_for_timeout(500)
+    page.mouse.click(width - 10, 400)  # the dimmed page beside the drawer
+    page.wait_for_timeout(500)
+    assert not page.evaluate("() => document.getElementById('__drawer').checked")
+    assert page.evaluate("() => document.activeElement.matches('.hb-drawer-button')")
+    assert page.evaluate("() => document.querySelectorAll('[inert]').length") == 0
+    assert log.problems() == []
+
+
+def test_a_tap_on_a_tab_label_under_a_hidden_scroll_arrow_changes_the_tab(new_page, site_url: str) -> None:
+    """Material keeps a tab set's hidden scroll arrows in the layout, transparent, and their
+    buttons took the taps meant for the first tab's label under them: on a phone the tab did not
+    change. On a touch screen the copy buttons, shown on hover elsewhere, are not 7 % grey."""
+    page, log = new_page(viewport={"width": 375, "height": 812}, has_touch=True, is_mobile=True)
+    goto(page, urljoin(site_url, "reference/result/state/"))
+    where = page.evaluate(
+        """() => { for (const set of document.querySelectorAll('.tabbed-set')) {
+             const hidden = set.querySelector('.tabbed-control--prev[hidden] .tabbed-button');
+             const first = set.querySelector('.tabbed-labels > label');
+             if (!hidden || !first) continue;
+             const b = hidden.getBoundingClientRect(), l = first.getBoundingClientRect();
+             if (b.width < 1 || b.right <= l.left || b.left >= l.right) continue;
+             set.scrollIntoView({block: 'center'});
+             // Another tab selected, without the events that would scroll the labels.
+             const inputs = set.querySelectorAll(':scope > input');
+             inputs[inputs.length - 1].checked = true;
+             const r = hidden.getBoundingClientRect();
+             return {x: r.left + r.width / 2, y: r.top + r.height / 2,
+                     input: document.getElementById(first.htmlFor).id}; }
+           return null; }"""
+    )
+    assert where, "no tab set whose hidden scroll arrow lies over its first label"
+    assert not page.evaluate("id => document.getElementById(id).checked", where["input"])
+    page.touchscreen.tap(where["x"], where["y"])
+    page.wait_for_timeout(300)
+    assert page.evaluate("id => document.getElementById(id).checked", where["input"])
+    colours = page.evaluate(
+        """() => { const probe = document.createElement('span');
+             probe.style.color = 'var(--md-default-fg-color--lightest)';
+             document.querySelector('.md-typeset').append(probe);
+             const lightest = getComputedStyle(probe).color; probe.remove();
+             return [getComputedStyle(document.querySelector('.md-code__button')).color, lightest]; }"""
+    )
+    assert colours[0] != colours[1], colours
+    assert log.problems() == []
+
+
 def test_space_opens_and_closes_a_navigation_section(new_page, site_url: str) -> None:
     """Enter toggled a section of the navigation from its focused label; Space did nothing."""
     page, log = new_page(viewport={"width": 1280, "height": 800})

@@ -189,22 +189,103 @@
   button.innerHTML = label.innerHTML; // Material's icon
   label.hidden = true;
   label.before(button);
-  const sync = () => button.setAttribute("aria-expanded", String(drawer.checked));
+  // The open drawer shows one panel: the deepest section opened, which slides over its parent.
+  // The parent's links under it, the closed sections' panels beside it and the page's contents
+  // list (transparent until opened) all took the focus, unseen: a Tab press could leave the
+  // reader on a blank drawer. Only what the open panel shows takes part (the rest is inert,
+  // until the panel changes), the page behind the overlay is inert while the drawer is open,
+  // and a panel's title, Material's way back up, is a button.
+  const narrow = window.matchMedia("(max-width: 76.234375em)");
+  const behind = ".md-header, .md-content, .md-sidebar--secondary, .md-footer, .md-top";
+  const controls = "a[href], label[tabindex], button, .md-nav__title[for]"; // not the toggles a label opens
+  const shown = (element) =>
+    element.checkVisibility?.({ opacityProperty: true, visibilityProperty: true }) ??
+    element.getClientRects().length > 0;
+  const setInert = (element, inert) => {
+    if (inert && !element.inert) element.setAttribute("data-hb-inert", "");
+    if (element.hasAttribute("data-hb-inert")) element.inert = inert;
+    if (!inert) element.removeAttribute("data-hb-inert");
+  };
+  // Enter on a focused label clicks it (Material's script), Space too (below).
+  sidebar.querySelectorAll("label.md-nav__title[for], label.md-nav__link[for='__toc']").forEach((label) => {
+    label.tabIndex = 0;
+    label.setAttribute("role", "button");
+  });
+  // A top-level section's label is out of the Tab order (Material's: on a wide screen the section
+  // is always open); in the drawer it is the only way into the section's panel.
+  // (Material writes tabindex="", which the Tab key skips.)
+  const sections = [...sidebar.querySelectorAll("label.md-nav__link[for]")].filter((label) => label.tabIndex < 0);
+  const reachable = () => {
+    const open = drawer.checked && narrow.matches;
+    sections.forEach((label) => label.setAttribute("tabindex", open ? "0" : ""));
+    document.querySelectorAll(behind).forEach((element) => setInert(element, open));
+    const panels = open ? [...sidebar.querySelectorAll("nav.md-nav")].filter(shown) : [];
+    sidebar.querySelectorAll(controls).forEach((control) => {
+      const nav = control.closest("nav.md-nav");
+      const covered = panels.some((panel) => panel !== nav && nav?.contains(panel) && !panel.contains(control));
+      setInert(control, open && (covered || !shown(control)));
+    });
+  };
+  const first = () => [...sidebar.querySelectorAll(controls)].find((c) => c.tabIndex >= 0 && !c.inert && shown(c));
+  // After a panel's slide (0.25 s). The label that opened a panel is under it now, and inert: the
+  // focus goes to the first control the new panel shows (its title, the way back).
+  const settle = () =>
+    setTimeout(() => {
+      reachable();
+      const active = document.activeElement;
+      if (drawer.checked && narrow.matches && (!active || active === document.body || active.inert)) {
+        first()?.focus({ preventScroll: true });
+      }
+    }, 300);
+  const sync = () => {
+    button.setAttribute("aria-expanded", String(drawer.checked));
+    reachable();
+  };
   drawer.addEventListener("change", sync);
+  sidebar.addEventListener("change", (event) => {
+    if (event.target.matches?.("input.md-nav__toggle")) settle();
+  });
+  narrow.addEventListener("change", reachable);
   button.addEventListener("click", () => {
     drawer.click(); // the checkbox Material's stylesheet opens the drawer by, and its events
     sync();
     if (drawer.checked) {
-      const first = sidebar.querySelector("a[href], label[tabindex='0'], input:not([type=hidden])");
       // After the drawer's slide starts: focusing an element off the screen would scroll to it.
-      setTimeout(() => first?.focus({ preventScroll: true }), 50);
+      setTimeout(() => {
+        reachable();
+        first()?.focus({ preventScroll: true });
+      }, 50);
     }
   });
-  document.addEventListener("keydown", (event) => {
-    if (event.key !== "Escape" || !drawer.checked) return;
+  const close = () => {
     drawer.click();
     sync();
     button.focus();
+  };
+  document.addEventListener("keydown", (event) => {
+    if (!drawer.checked) return;
+    if (event.key === "Escape") close();
+    if (event.key !== "Tab" || !narrow.matches) return;
+    // The Tab key goes round the open panel, as in a dialog, not on to the page's start.
+    const stops = [...sidebar.querySelectorAll(controls)].filter((c) => c.tabIndex >= 0 && !c.inert && shown(c));
+    const at = stops.indexOf(document.activeElement);
+    const next = event.shiftKey ? (at <= 0 ? stops.length - 1 : -1) : at === stops.length - 1 || at < 0 ? 0 : -1;
+    if (next < 0 || !stops.length) return;
+    event.preventDefault();
+    stops[next].focus();
+  });
+  // A tap on the dimmed page closes the drawer (Material's label); the focus, left in the
+  // drawer that just closed, went to the page's start. It goes back to the button, as on Escape.
+  document.querySelector("label.md-overlay[for='__drawer']")?.addEventListener("click", (event) => {
+    if (!drawer.checked) return;
+    event.preventDefault();
+    close();
+  });
+  // The drawer's own title closes it too (Enter on it clicks it): the same.
+  sidebar.querySelector("label.md-nav__title[for='__drawer']")?.addEventListener("click", (event) => {
+    if (!drawer.checked) return;
+    event.preventDefault();
+    close();
   });
 })();
 
@@ -212,7 +293,7 @@
 // (Material's script), Space, which toggles every other control a keyboard reaches, did not.
 document.addEventListener("keydown", (event) => {
   if (event.key !== " " || event.ctrlKey || event.altKey || event.metaKey) return;
-  const label = event.target.closest?.("label.md-nav__link[for]");
+  const label = event.target.closest?.("label.md-nav__link[for], label.md-nav__title[for]");
   const toggle = label && document.getElementById(label.htmlFor);
   if (!toggle?.matches("input.md-nav__toggle")) return;
   event.preventDefault(); // not a page scroll
