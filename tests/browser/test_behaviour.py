@@ -647,6 +647,20 @@ def test_a_tap_on_a_tab_label_under_a_hidden_scroll_arrow_changes_the_tab(new_pa
     assert log.problems() == []
 
 
+def test_the_language_switcher_keeps_the_section(new_page, site_url: str) -> None:
+    """From a section of a long page the other edition opened at its top; both give each heading
+    the same id, so the section goes along."""
+    page, log = new_page(viewport={"width": 375, "height": 812})
+    goto(page, urljoin(site_url, "chapters/06-context-packet/rules/#budget-fit"))
+    page.locator(".md-select > button").click()
+    page.locator("a.md-select__link[hreflang='en']").click()
+    page.wait_for_url("**/en/chapters/06-context-packet/rules/#budget-fit")
+    page.wait_for_timeout(300)
+    top = page.evaluate("() => document.getElementById('budget-fit').getBoundingClientRect().top")
+    assert 0 <= top < 200, top
+    assert log.problems() == []
+
+
 def test_space_opens_and_closes_a_navigation_section(new_page, site_url: str) -> None:
     """Enter toggled a section of the navigation from its focused label; Space did nothing."""
     page, log = new_page(viewport={"width": 1280, "height": 800})

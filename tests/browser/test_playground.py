@@ -1164,6 +1164,18 @@ def test_a_tap_opens_the_playground_without_raising_the_keyboard(browser, site_u
         assert wait_done(page, 0)["kind"] == "result"
         assert control.get_attribute("aria-expanded") == "true"
         assert page.evaluate("document.activeElement.tagName") != "TEXTAREA"
+        # The status and the result's start are on the screen, not below it (a 24-row editor
+        # pushed them under a phone's fold, and nothing seemed to happen).
+        seen = page.evaluate(
+            """() => { const panel = document.querySelector('.hb-playground');
+                 const status = panel.querySelector('[role=status]').getBoundingClientRect();
+                 const output = panel.querySelector('[data-outcome]').getBoundingClientRect();
+                 return {status: status.top >= 0 && status.bottom <= innerHeight,
+                         output: output.top < innerHeight - 40}; }"""
+        )
+        assert seen == {"status": True, "output": True}, seen
+        # A phone's keyboard has no Ctrl+Enter: the hint does not offer it.
+        assert "Ctrl+Enter" not in page.locator(".hb-playground__hint").first.inner_text()
     finally:
         context.close()
 

@@ -299,3 +299,12 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault(); // not a page scroll
   toggle.click();
 });
+
+// The language switcher leads to the same page in the other edition, at its top: a reader in
+// the middle of a long page (the rules page is about 10,000 px on a phone) lost the place. Both
+// editions give every heading the same id (tests/test_editions.py), so the section goes along.
+document.addEventListener("click", (event) => {
+  const link = event.target.closest?.("a.md-select__link[hreflang]");
+  if (!link || !location.hash || link.hash) return;
+  link.hash = location.hash;
+});

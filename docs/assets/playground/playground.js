@@ -36,6 +36,7 @@
       region: "在浏览器中运行 request.json",
       editor: "请求（request.json，可以修改）",
       hint: "修改后按“运行”，或在编辑框中按 Ctrl+Enter。运行的是本书的 build_context_packet，在你的浏览器里执行，不经过任何服务器。",
+      hintTouch: "修改后按“运行”。运行的是本书的 build_context_packet，在你的浏览器里执行，不经过任何服务器。",
       run: "运行",
       reset: "恢复原始请求",
       output: "运行结果",
@@ -86,6 +87,7 @@
       region: "Run request.json in the browser",
       editor: "Request (request.json, editable)",
       hint: "Edit it, then press Run, or Ctrl+Enter in the editor. This runs the book's build_context_packet in your browser; nothing is sent to a server.",
+      hintTouch: "Edit it, then press Run. This runs the book's build_context_packet in your browser; nothing is sent to a server.",
       run: "Run",
       reset: "Restore the original request",
       output: "Result",
@@ -369,7 +371,9 @@
         "data-playground-editor": "",
       });
       editor.value = original;
-      var hint = element("p", { class: "hb-playground__hint", id: id + "-hint" }, T.hint);
+      // A touch screen's keyboard has no Ctrl+Enter to offer.
+      var touch = window.matchMedia("(pointer: coarse) and (hover: none)").matches;
+      var hint = element("p", { class: "hb-playground__hint", id: id + "-hint" }, touch ? T.hintTouch : T.hint);
 
       var run = element("button", { type: "button", class: "hb-playground__button hb-playground__button--primary", "data-playground-run": "" }, T.run);
       var reset = element("button", { type: "button", class: "hb-playground__button", "data-playground-reset": "" }, T.reset);
@@ -424,6 +428,7 @@
         var ready = runtime && runtime.info;
         var mine = generation;
         setStatus(status, stageText(ready ? (runtime.runs > 0 ? "wait" : "run") : runtime && runtime.stage), "loading");
+        bringIntoView(status);
         runRequest(text, function (stage) {
           if (mine === generation) setStatus(status, stageText(stage), "loading");
         }).then(function (answer) {
@@ -587,6 +592,15 @@
     status.setAttribute("data-status", kind);
     if (reason) status.setAttribute("data-reason", reason);
     else status.removeAttribute("data-reason");
+  }
+
+  // On a phone the editor fills the screen and the Run control sits at its bottom: the status
+  // and the result came below the fold, and nothing seemed to happen. A status below the screen
+  // is scrolled to its middle, the result's start under it.
+  function bringIntoView(node) {
+    var box = node.getBoundingClientRect();
+    if (box.bottom <= window.innerHeight) return;
+    window.scrollBy({ top: box.top - window.innerHeight / 2 });
   }
 
   function nextTask() {
