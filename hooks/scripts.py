@@ -1,17 +1,18 @@
-"""MkDocs hook: the book's own scripts reach the reader without their comment lines (issue 14).
+"""MkDocs hook: the book's own scripts reach the reader without their comment lines and their
+indentation (issue 14).
 
-The sources in ``docs/assets/`` keep their comments, for whoever maintains them; the copies in
-the site, which every page loads, drop each line that is nothing but a ``//`` comment (a third
-of ``a11y.js`` and ``playground.js``). As for the stylesheets (hooks/stylesheets.py), nothing
-else changes: no line is joined or shortened, so an error's line number in a reader's browser
-console is the source's line minus the comment lines above it.
+The sources in ``docs/assets/`` keep their comments and indentation, for whoever maintains
+them; the copies in the site, which every page loads, drop each line that is nothing but a
+``//`` comment (a third of ``a11y.js`` and ``playground.js``) and the spaces and tabs that start
+each line left (a tenth of the rest). Nothing else changes: no line is joined, so an error's line
+number in a reader's browser console is the source's line minus the comment lines above it.
 
 Only whole lines are dropped, and only where no string or template literal can be open: a
 script whose lines do not each hold an even number of backticks (a template literal over
 several lines, or a backtick inside a string) or that has a line ending in a backslash (a
 string continued on the next line) is refused, so that a line starting with ``//`` inside a
-literal is never taken for a comment. tests/test_render_path.py checks each stripped script
-with Node (``node --check``) and that only comment lines went.
+literal is never taken for a comment, and no literal's text starts a line. tests/test_render_path.py
+compares each served script with its source token by token (acorn).
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ SCRIPTS = (
 _COMMENT_LINE = re.compile(r"[ \t]*//")
 
 
-def without_comment_lines(script: str, name: str = "script") -> str:
-    """``script`` without the lines that hold only a ``//`` comment. Raises ``ValueError`` when
-    a literal could span lines (see the module's docstring)."""
+def served_script(script: str, name: str = "script") -> str:
+    """``script`` without the lines that hold only a ``//`` comment, and without the spaces and
+    tabs that start the other lines. Raises ``ValueError`` when a literal could span lines (see
+    the module's docstring)."""
     lines = script.splitlines(keepends=True)
     for number, line in enumerate(lines, 1):
         if line.count("`") % 2:
@@ -45,7 +47,7 @@ def without_comment_lines(script: str, name: str = "script") -> str:
             )
         if line.rstrip("\r\n").endswith("\\"):
             raise ValueError(f"{name}:{number}: a line ending in a backslash")
-    return "".join(line for line in lines if not _COMMENT_LINE.match(line))
+    return "".join(line.lstrip(" \t") for line in lines if not _COMMENT_LINE.match(line))
 
 
 @event_priority(-500)  # once every edition is built (i18n, -100), before publish (-1000) compresses it
@@ -55,7 +57,7 @@ def on_post_build(config: MkDocsConfig) -> None:
         if not target.is_file():
             raise PluginError(f"scripts: {path} is not in the built site")
         try:
-            text = without_comment_lines(target.read_text(encoding="utf-8"), path)
+            text = served_script(target.read_text(encoding="utf-8"), path)
         except ValueError as error:
             raise PluginError(f"scripts: {error}") from None
         target.write_text(text, encoding="utf-8")

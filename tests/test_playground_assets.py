@@ -259,7 +259,7 @@ def test_built_site_carries_the_runtime_unchanged(built_site):
     scripts = load_module("scripts_hook", ROOT / "hooks" / "scripts.py")
     served_scripts = built_site.path / "assets" / "playground"
     assert (served_scripts / "worker.mjs").read_bytes() == (PLAYGROUND / "worker.mjs").read_bytes()
-    assert (served_scripts / "playground.js").read_text(encoding="utf-8") == scripts.without_comment_lines(
+    assert (served_scripts / "playground.js").read_text(encoding="utf-8") == scripts.served_script(
         (PLAYGROUND / "playground.js").read_text(encoding="utf-8")
     )
     # The playground's stylesheet reaches the site inside the book's one stylesheet
