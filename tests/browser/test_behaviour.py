@@ -661,6 +661,29 @@ def test_the_language_switcher_keeps_the_section(new_page, site_url: str) -> Non
     assert log.problems() == []
 
 
+@pytest.mark.parametrize(("root", "name"), [("", "搜索"), ("en/", "Search")])
+def test_tables_on_a_phone_keep_readable_columns_and_the_search_icon_has_a_name(
+    new_page, site_url: str, root: str, name: str
+) -> None:
+    """At 375 px Material fitted every table to the screen: the boundaries page's checklist came
+    out in columns of two or three words, and a file path broke at any letter. A column keeps
+    room for a few words now, and a wider table scrolls in its box, never the page. The header's
+    search icon was an unnamed image to a screen reader."""
+    page, log = new_page(viewport={"width": 375, "height": 812})
+    goto(page, urljoin(site_url, root + "chapters/06-context-packet/boundaries/"))
+    seen = page.evaluate(
+        """() => { const table = document.querySelector('#checklist ~ .md-typeset__scrollwrap table');
+             const widths = [...table.rows[1].cells].map(c => c.getBoundingClientRect().width);
+             const paths = [...table.querySelectorAll('td code')].map(c => c.getClientRects().length);
+             return {narrowest: Math.min(...widths), broken: paths.filter(n => n > 1).length,
+                     page: document.scrollingElement.scrollWidth - innerWidth}; }"""
+    )
+    assert seen["narrowest"] >= 90 and seen["broken"] == 0 and seen["page"] == 0, seen
+    label = page.locator(".md-header label.md-header__button[for='__search']")
+    assert label.get_attribute("aria-label") == name
+    assert log.problems() == []
+
+
 def test_space_opens_and_closes_a_navigation_section(new_page, site_url: str) -> None:
     """Enter toggled a section of the navigation from its focused label; Space did nothing."""
     page, log = new_page(viewport={"width": 1280, "height": 800})

@@ -308,3 +308,13 @@ document.addEventListener("click", (event) => {
   if (!link || !location.hash || link.hash) return;
   link.hash = location.hash;
 });
+
+// On a narrow screen search opens from an icon in the header, a <label> a screen reader showed
+// as an unnamed image. It is named (the search box itself, next in the Tab order, stays the
+// keyboard's way in), and its icon is hidden from assistive technology.
+(() => {
+  const label = document.querySelector(".md-header label.md-header__button[for='__search']");
+  if (!label) return;
+  label.setAttribute("aria-label", document.documentElement.lang.startsWith("zh") ? "搜索" : "Search");
+  label.querySelector("svg")?.setAttribute("aria-hidden", "true");
+})();
