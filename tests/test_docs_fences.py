@@ -119,7 +119,11 @@ def fence_problems(path: Path) -> list[str]:
         covered = [r for r in regions if r.start < fence.end and fence.start < r.end]
         must_run = fence.language in RUNNABLE_LANGUAGES or fence.title in PAIR_FOLLOWERS
         if must_run and not covered:
-            problems.append(f"{where}: not collected by Sybil, so never run")
+            problems.append(
+                f"{where}: not collected by Sybil, so never run (write ```python or ```console to run"
+                " it, a request.json with its result.json or InvalidRequestError, or ```text for prose;"
+                " docs/howto/run-examples.en.md lists them)"
+            )
         if fence.language == "json" and fence.title == "request.json":
             following = fences[position + 1] if position + 1 < len(fences) else None
             if following is None or following.title not in PAIR_FOLLOWERS:

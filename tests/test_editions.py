@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -49,6 +49,7 @@ class Structure:
     admonitions: list[tuple[str, str]]  # (marker, kind) in order, e.g. ("!!!", "failure")
     links: Counter  # relative link targets (path#anchor) and autorefs identifiers
     problems: list[str]  # faults of the page on its own
+    lines: dict[str, list[int]] = field(default_factory=dict)  # where each heading and fence is, for messages
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:
@@ -81,6 +82,7 @@ def structure(path: Path) -> Structure:
     prose = _mask(text, [(f.start, f.end) for f in fences] + [(0, body_start)])
 
     headings: list[tuple[int, str | None]] = []
+    heading_lines: list[int] = []
     lines = prose.splitlines()
     for number, line in enumerate(lines, start=1):
         match = HEADING.match(line)
@@ -105,6 +107,7 @@ def structure(path: Path) -> Structure:
         elif not KEBAB.match(heading_id):
             problems.append(f"{name}, line {number}: heading id {heading_id!r} is not English kebab-case")
         headings.append((level, heading_id))
+        heading_lines.append(number)
 
     ids = [heading_id for _, heading_id in headings if heading_id]
     for duplicate in sorted(i for i, n in Counter(ids).items() if n > 1):
@@ -137,7 +140,27 @@ def structure(path: Path) -> Structure:
         admonitions=[(m.group("marker"), m.group("kind")) for m in ADMONITION.finditer(prose)],
         links=links,
         problems=problems,
+        lines={"headings": heading_lines, "fences": [f.line for f in fences]},
     )
+
+
+def _differences(what: str, zh: Structure, en: Structure) -> list[str]:
+    """Where two editions' lists of ``what`` part, each item with its line in its own file:
+    a fence's index alone (``@@ -13 +13,2 @@``) left the author counting fences."""
+    left, right = getattr(zh, what), getattr(en, what)
+    left_lines, right_lines = zh.lines.get(what, []), en.lines.get(what, [])
+
+    def at(lines: list[int], index: int) -> str:
+        return f"line {lines[index]}" if index < len(lines) else f"#{index + 1}"
+
+    shown = []
+    matcher = difflib.SequenceMatcher(a=_listing(left), b=_listing(right), autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        shown += [f"  only zh, {at(left_lines, i)}: {left[i]!r}" for i in range(i1, i2)]
+        shown += [f"  only en, {at(right_lines, j)}: {right[j]!r}" for j in range(j1, j2)]
+    return shown
 
 
 def _listing(items) -> list[str]:
@@ -156,8 +179,7 @@ def edition_drift(chinese: Path, english: Path) -> list[str]:
     for what in ("headings", "fences", "directives", "admonitions"):
         left, right = getattr(zh, what), getattr(en, what)
         if left != right:
-            diff = difflib.unified_diff(_listing(left), _listing(right), "zh", "en", lineterm="", n=1)
-            drift.append(f"{name}: {what} differ between editions:\n" + "\n".join(diff))
+            drift.append(f"{name}: {what} differ between editions:\n" + "\n".join(_differences(what, zh, en)))
     if zh.links != en.links:
         only_zh = zh.links - en.links
         only_en = en.links - zh.links

@@ -1,4 +1,4 @@
-"""The site's published addresses (issue 15): ``tests/data/published.txt`` and their check.
+"""The site's published addresses, which must never break: ``tests/data/published.txt`` and their check.
 
 People link to the pages, to the headings of the chapter and reference pages and to the API's
 objects. The manifest lists every such address the site has ever published, one a line::
