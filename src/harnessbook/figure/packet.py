@@ -90,7 +90,9 @@ def render_svg(result: Mapping[str, Any], lang: Lang = "zh") -> str:
         lang: The edition's language, ``"zh"`` or ``"en"``: the title, description and labels.
 
     Returns:
-        The SVG text, one element a line. The same result always gives the same text.
+        The SVG text, one element a line. The same result always gives the same text on the
+            same Python version (a character's width comes from its Unicode tables, which a
+            new version may change).
 
     Raises:
         ValueError: If ``lang`` is unknown or ``result`` is not a builder result.
