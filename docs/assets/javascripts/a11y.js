@@ -201,29 +201,40 @@
   const shown = (element) =>
     element.checkVisibility?.({ opacityProperty: true, visibilityProperty: true }) ??
     element.getClientRects().length > 0;
-  const setInert = (element, inert) => {
-    if (inert && !element.inert) element.setAttribute("data-hb-inert", "");
-    if (element.hasAttribute("data-hb-inert")) element.inert = inert;
-    if (!inert) element.removeAttribute("data-hb-inert");
+  // Marked, so that only what this script made inert is made live again.
+  const setInert = (element) => {
+    if (element.inert) return;
+    element.setAttribute("data-hb-inert", "");
+    element.inert = true;
   };
-  // Enter on a focused label clicks it (Material's script), Space too (below).
-  sidebar.querySelectorAll("label.md-nav__title[for], label.md-nav__link[for='__toc']").forEach((label) => {
-    label.tabIndex = 0;
-    label.setAttribute("role", "button");
-  });
-  // A top-level section's label is out of the Tab order (Material's: on a wide screen the section
-  // is always open); in the drawer it is the only way into the section's panel.
-  // (Material writes tabindex="", which the Tab key skips.)
-  const sections = [...sidebar.querySelectorAll("label.md-nav__link[for]")].filter((label) => label.tabIndex < 0);
+  // In the drawer these labels are the only way into a section's panel, back out of it, and
+  // into this page's contents; out of it they are out of the Tab order, as Material has them (a
+  // top-level section is always open on a wide screen, and the rest are not shown). Enter on a
+  // focused label clicks it (Material's script), Space too (below). Material writes
+  // tabindex="" on a section's label, which the Tab key skips.
+  const labels = [
+    ...[...sidebar.querySelectorAll("label.md-nav__link[for]")].filter((label) => label.tabIndex < 0),
+    ...sidebar.querySelectorAll("label.md-nav__title[for], label.md-nav__link[for='__toc']"),
+  ].map((label) => [label, label.getAttribute("tabindex")]);
   const reachable = () => {
     const open = drawer.checked && narrow.matches;
-    sections.forEach((label) => label.setAttribute("tabindex", open ? "0" : ""));
-    document.querySelectorAll(behind).forEach((element) => setInert(element, open));
-    const panels = open ? [...sidebar.querySelectorAll("nav.md-nav")].filter(shown) : [];
+    labels.forEach(([label, was]) => {
+      if (open) label.setAttribute("tabindex", "0");
+      else if (was === null) label.removeAttribute("tabindex");
+      else label.setAttribute("tabindex", was);
+    });
+    // Worked out anew each time: first everything this script made inert is live again.
+    document.querySelectorAll("[data-hb-inert]").forEach((element) => {
+      element.inert = false;
+      element.removeAttribute("data-hb-inert");
+    });
+    if (!open) return;
+    document.querySelectorAll(behind).forEach(setInert);
+    const panels = [...sidebar.querySelectorAll("nav.md-nav")].filter(shown);
     sidebar.querySelectorAll(controls).forEach((control) => {
       const nav = control.closest("nav.md-nav");
       const covered = panels.some((panel) => panel !== nav && nav?.contains(panel) && !panel.contains(control));
-      setInert(control, open && (covered || !shown(control)));
+      if (covered || !shown(control)) setInert(control);
     });
   };
   const first = () => [...sidebar.querySelectorAll(controls)].find((c) => c.tabIndex >= 0 && !c.inert && shown(c));
@@ -310,11 +321,14 @@ document.addEventListener("click", (event) => {
 });
 
 // On a narrow screen search opens from an icon in the header, a <label> a screen reader showed
-// as an unnamed image. It is named (the search box itself, next in the Tab order, stays the
-// keyboard's way in), and its icon is hidden from assistive technology.
+// as an unnamed image. It gets its name as text (the search box itself, next in the Tab order,
+// stays the keyboard's way in), and its icon is hidden from assistive technology.
 (() => {
   const label = document.querySelector(".md-header label.md-header__button[for='__search']");
   if (!label) return;
-  label.setAttribute("aria-label", document.documentElement.lang.startsWith("zh") ? "搜索" : "Search");
+  const name = document.createElement("span");
+  name.className = "hb-visually-hidden"; // text, not aria-label: a <label> may not carry one
+  name.textContent = document.documentElement.lang.startsWith("zh") ? "搜索" : "Search";
   label.querySelector("svg")?.setAttribute("aria-hidden", "true");
+  label.append(name);
 })();
