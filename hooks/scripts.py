@@ -1,5 +1,5 @@
 """MkDocs hook: the book's own scripts reach the reader without their comment lines and their
-indentation (issue 14).
+indentation.
 
 The sources in ``docs/assets/`` keep their comments and indentation, for whoever maintains
 them; the copies in the site, which every page loads, drop each line that is nothing but a
@@ -8,9 +8,10 @@ each line left (a tenth of the rest). Nothing else changes: no line is joined, s
 number in a reader's browser console is the source's line minus the comment lines above it.
 
 Only whole lines are dropped, and only where no string or template literal can be open: a
-script whose lines do not each hold an even number of backticks (a template literal over
-several lines, or a backtick inside a string) or that has a line ending in a backslash (a
-string continued on the next line) is refused, so that a line starting with ``//`` inside a
+script is refused where a line holds an odd number of backticks (a template literal over
+several lines, or a backtick inside a string), a backtick beside a quote (a string holding a
+backtick could hide a literal that goes on: ``'`' + `x`` then the next line), or ends in a
+backslash (a string continued on the next line), so that a line starting with ``//`` inside a
 literal is never taken for a comment, and no literal's text starts a line. tests/test_render_path.py
 compares each served script with its source token by token (acorn).
 """
@@ -45,6 +46,8 @@ def served_script(script: str, name: str = "script") -> str:
             raise ValueError(
                 f"{name}:{number}: a template literal over several lines, or a backtick in a string"
             )
+        if "`" in line and ("'" in line or '"' in line):
+            raise ValueError(f"{name}:{number}: a backtick beside a quote (a backtick in a string)")
         if line.rstrip("\r\n").endswith("\\"):
             raise ValueError(f"{name}:{number}: a line ending in a backslash")
     return "".join(line.lstrip(" \t") for line in lines if not _COMMENT_LINE.match(line))

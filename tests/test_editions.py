@@ -344,3 +344,13 @@ def test_a_missing_edition_is_caught(tmp_path: Path):
     assert edition_drift(tmp_path / "only.md", tmp_path / "only.en.md") == [
         "only.en.md: no Chinese edition only.md"
     ]
+
+
+def test_a_drift_report_gives_each_differing_item_its_line(tmp_path):
+    """A fence's index alone (``@@ -13 +13,2 @@``) left the author counting fences."""
+    front = "---\ndescription: x\n---\n# T {#t}\n\n```python\nx = 1\n```\n"
+    (tmp_path / "p.md").write_text(front + "\n## A {#a}\n", encoding="utf-8")
+    (tmp_path / "p.en.md").write_text(front + "\n```python\ny = 2\n```\n\n## B {#b}\n", encoding="utf-8")
+    drift = "\n".join(edition_drift(tmp_path / "p.md", tmp_path / "p.en.md"))
+    assert "  only zh, line 10: (2, 'a')" in drift and "  only en, line 14: (2, 'b')" in drift, drift
+    assert "  only en, line 10: ('python', None)" in drift, drift

@@ -179,6 +179,31 @@ def test_a_detail_with_a_callers_source_is_isolated_too():
     assert "\u2068s:\u202ee\u2069" in svg  # on its own: it cannot reverse the words after it
 
 
+def test_an_id_cannot_close_its_own_isolate():
+    """An id's own pop (U+2069) closed the isolate around it, and an override after it reversed
+    the rest of the row: the id's isolate controls are shown as escapes."""
+    result = build_context_packet(
+        request(
+            [
+                candidate("ev\u2069\u2069\u202e", kind="direct-evidence"),
+                candidate(
+                    "old",
+                    kind="history-summary",
+                    relevance="background",
+                    conflictsWith=["ev\u2069\u2069\u202e"],
+                ),
+            ]
+        )
+    )
+    svg = render_svg(result, "en")
+    assert "\u2068ev\\u2069\\u2069\u202e\u2069" in svg, svg
+    for text in re.findall(r">([^<]*)<", svg):  # every isolate a row's text opens, it closes
+        depth = 0
+        for char in text:
+            depth += {"\u2066": 1, "\u2067": 1, "\u2068": 1, "\u2069": -1}.get(char, 0)
+            assert depth >= 0, text
+
+
 def test_each_conflicting_id_in_a_detail_is_isolated_on_its_own():
     """An override in one conflicting id reverses that id only: not the other ids of the
     list, nor the source the refresh row names after them."""

@@ -253,6 +253,9 @@ def test_the_scripts_without_their_comment_lines_are_the_same_javascript(built_s
         ("const a = `one\n// not a comment\ntwo`;\n", "a template literal over several lines"),
         ("const a = `x`; const b = `y`;\n", None),  # literals that close on their own line
         ("const a = '`'; const b = `x`;\n", "a backtick in a string"),  # refused, to be safe
+        # Even backticks on each line, and yet a literal over three lines: its middle line, which
+        # starts with //, would have gone.
+        ("const a = '`' + `x\n  // y\n  z` + '`';\n", "a backtick beside a quote"),
         ("const a = 'one \\\n// still the string';\n", "a line ending in a backslash"),
     ],
 )

@@ -33,9 +33,10 @@ import json
 import math
 import os
 import re
-import select
+import selectors
 import signal
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TextIO, TypeVar, cast
@@ -312,12 +313,23 @@ def _read(name: str, stdin: TextIO | None, max_bytes: int) -> Any:
 
 def _waiter(stream: Any) -> Callable[[], object] | None:
     """A call that waits until ``stream`` can be read again, or None where it cannot wait (no
-    file descriptor: it never reads as non-blocking)."""
+    file descriptor: it never reads as non-blocking). The system's own selector (epoll here,
+    with no limit on the descriptor's number); where it cannot watch the descriptor (a pipe on
+    Windows), a short sleep."""
     try:
         descriptor = stream.fileno()
     except (AttributeError, OSError, ValueError):
         return None
-    return lambda: select.select([descriptor], [], [])
+
+    def wait() -> None:
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(descriptor, selectors.EVENT_READ)
+                selector.select()
+        except (OSError, ValueError):
+            time.sleep(0.01)
+
+    return wait
 
 
 def _reason(error: BaseException) -> str:
@@ -597,8 +609,8 @@ def _main(
         try:
             output = build_context_packet(request)
         except MemoryError:  # the request was read, but its packet does not fit as well
-            del request
-            _say(stderr, f"harnessbook: {_where(args)} {_TOO_LARGE}")
+            where = _where(args) if args.command == "build" else "the demo request"
+            _say(stderr, f"harnessbook: {where} {_TOO_LARGE}")
             return EXIT_CODES["unreadable_input"]
         except InvalidRequestError as error:
             for problem in error.problems:

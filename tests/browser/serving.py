@@ -74,7 +74,8 @@ before the page is closed. Measured on this 2-core machine, by trace and by ``/p
   pages with their examples 16 to 19 s instead of 21 s, in about the same time.
 
 The results cannot differ: every tier implements the same semantics, and every example is
-still compared with CPython's result. Lighthouse, the benchmarks and the three tests that time the page's main thread (issue 11's 200 ms limit, on ``default_engine_browser``) run without
+still compared with CPython's result. Lighthouse, the benchmarks and the three tests that time
+the page's main thread (no task may take 200 ms, on ``default_engine_browser``) run without
 these flags: their figures are a reader's. Unoptimized, the task that draws a huge result took
 31 to 40 ms of thread time instead of 22 to 35 ms, and once 204 ms in a run with three workers."""
 

@@ -268,15 +268,19 @@
       }, 50);
     }
   });
-  const close = () => {
+  // Closed by a key that also activates buttons (Enter or Space on the drawer's title), the focus
+  // moves once the key is released: moved at once, the same key pressed the menu button and
+  // opened the drawer again.
+  const close = (byKey = false) => {
     drawer.click();
     sync();
-    button.focus();
+    if (byKey) document.addEventListener("keyup", () => button.focus(), { once: true });
+    else button.focus();
   };
   document.addEventListener("keydown", (event) => {
-    if (!drawer.checked) return;
+    if (!drawer.checked || !narrow.matches) return;
     if (event.key === "Escape") close();
-    if (event.key !== "Tab" || !narrow.matches) return;
+    if (event.key !== "Tab") return;
     // The Tab key goes round the open panel, as in a dialog, not on to the page's start.
     const stops = [...sidebar.querySelectorAll(controls)].filter((c) => c.tabIndex >= 0 && !c.inert && shown(c));
     const at = stops.indexOf(document.activeElement);
@@ -296,7 +300,7 @@
   sidebar.querySelector("label.md-nav__title[for='__drawer']")?.addEventListener("click", (event) => {
     if (!drawer.checked) return;
     event.preventDefault();
-    close();
+    close(event.detail === 0); // 0: a click made by a key (Material's Enter, or Space below)
   });
 })();
 
@@ -306,9 +310,9 @@ document.addEventListener("keydown", (event) => {
   if (event.key !== " " || event.ctrlKey || event.altKey || event.metaKey) return;
   const label = event.target.closest?.("label.md-nav__link[for], label.md-nav__title[for]");
   const toggle = label && document.getElementById(label.htmlFor);
-  if (!toggle?.matches("input.md-nav__toggle")) return;
+  if (!toggle?.matches("input.md-toggle")) return;
   event.preventDefault(); // not a page scroll
-  toggle.click();
+  label.click(); // the label's own click: what it toggles, and what listens to it (the drawer's title)
 });
 
 // The language switcher leads to the same page in the other edition, at its top: a reader in
@@ -316,8 +320,9 @@ document.addEventListener("keydown", (event) => {
 // editions give every heading the same id (tests/test_editions.py), so the section goes along.
 document.addEventListener("click", (event) => {
   const link = event.target.closest?.("a.md-select__link[hreflang]");
-  if (!link || !location.hash || link.hash) return;
-  link.hash = location.hash;
+  if (!link) return;
+  link.dataset.hbHref ??= link.getAttribute("href"); // the page's own address, kept for every click
+  link.setAttribute("href", link.dataset.hbHref + location.hash);
 });
 
 // On a narrow screen search opens from an icon in the header, a <label> a screen reader showed

@@ -1,6 +1,6 @@
 /*
  * The in-browser playground: a "在浏览器中运行" / "Run in browser" control under every
- * ```json title="request.json"``` example. It runs the real harnessbook package (packed from
+ * request.json example (a json fence titled request.json). It runs the real harnessbook package (packed from
  * src/harnessbook by hooks/playground.py at build time) under Pyodide, in a Web Worker
  * (worker.mjs). Nothing of Pyodide is requested until a reader shows the intent to run: a
  * pointer over a Run control, focus on it, or a click.

@@ -168,10 +168,21 @@ def _esc(text: object) -> str:
     return html.escape(_clean(text), quote=True)
 
 
+_ISOLATE_CONTROLS = re.compile("[\u2066-\u2069]")
+
+
+def _wrap(text: str) -> str:
+    """``text`` in a first-strong isolate: a text the figure composed, whose caller parts are
+    isolated already (:func:`_isolate`)."""
+    return f"\u2068{text}\u2069"
+
+
 def _isolate(text: str) -> str:
     # First-strong isolate ... pop: right-to-left text (or a stray U+202E) in an id cannot
-    # reorder the words around it.
-    return f"\u2068{text}\u2069"
+    # reorder the words around it; the pop ends every embedding and override opened inside.
+    # The caller's own isolate controls are shown as escapes: its own pop (U+2069) closed the
+    # isolate early, and an override after it reversed the words that follow.
+    return _wrap(_ISOLATE_CONTROLS.sub(lambda match: f"\\u{ord(match.group()):04x}", text))
 
 
 def _char_width(char: str) -> float:

@@ -24,6 +24,7 @@ from harnessbook.figure._svg import (
     _units,
     _width,
     _words,
+    _wrap,
 )
 
 
@@ -231,12 +232,12 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
             detail_w = _width(detail, 12)
             if _width(ident) + 12 + detail_w <= room:
                 svg.label(x, y, ident, room, mono=True)
-                svg.text(WIDTH - PAD, y, detail, cls="muted", size=12, anchor="end", isolate=True)
+                svg.text(WIDTH - PAD, y, _wrap(detail), cls="muted", size=12, anchor="end")
             else:  # a long id: the detail goes on a line of its own
                 svg.label(x, y, ident, room, mono=True)
                 y += ROW - 3
                 shown, cut = _fit(detail, room, 12)
-                svg.text(x, y, shown, cls="muted", size=12, full=detail if cut else None, isolate=True)
+                svg.text(x, y, _wrap(shown), cls="muted", size=12, full=detail if cut else None)
         if len(rows) > MAX_ROWS:
             y += ROW
             svg.text(PAD + 26, y, words["more"].format(n=len(rows) - MAX_ROWS), cls="muted", size=12)
