@@ -595,10 +595,16 @@ def test_the_open_drawer_takes_the_tab_key_round_what_it_shows(new_page, site_ur
         stops.append(page.evaluate(SEEN_FOCUS))
     assert [s for s in stops if not (s["seen"] and s["inDrawer"])] == [], stops
     assert {"首页", "字段参考", "参考", "操作指南"} <= {s["what"] for s in stops}, stops
+    # The drawer's title closes it, and says so to a screen reader (only while it is open).
+    title = page.locator("label.md-nav__title[for='__drawer']")
+    assert title.inner_text().startswith("关闭导航："), title.inner_text()
     page.keyboard.press("Escape")
     page.wait_for_timeout(400)
     assert page.evaluate("() => document.activeElement.matches('.hb-drawer-button')")
     assert page.evaluate("() => document.querySelectorAll('[inert]').length") == 0
+    assert not page.evaluate(  # closed: the titles say nothing more than they show
+        "() => [...document.querySelectorAll('.md-nav__title .hb-visually-hidden')].some(s => !s.hidden)"
+    )
     button.click()
     page.wait_for_timeout(500)
     page.mouse.click(width - 10, 400)  # the dimmed page beside the drawer

@@ -216,8 +216,22 @@
     ...[...sidebar.querySelectorAll("label.md-nav__link[for]")].filter((label) => label.tabIndex < 0),
     ...sidebar.querySelectorAll("label.md-nav__title[for], label.md-nav__link[for='__toc']"),
   ].map((label) => [label, label.getAttribute("tabindex")]);
+  // What a panel's title does, said to a screen reader while the drawer is open: the drawer's
+  // own title closes it, a section's title goes back up (the visible arrow says it).
+  const says = [...sidebar.querySelectorAll("label.md-nav__title[for]")].map((title) => {
+    const words = document.createElement("span");
+    words.className = "hb-visually-hidden";
+    words.hidden = true;
+    const closes = title.htmlFor === "__drawer";
+    words.textContent = zh ? (closes ? "关闭导航：" : "返回：") : closes ? "Close navigation: " : "Back: ";
+    title.prepend(words);
+    return words;
+  });
   const reachable = () => {
     const open = drawer.checked && narrow.matches;
+    says.forEach((words) => {
+      words.hidden = !open;
+    });
     labels.forEach(([label, was]) => {
       if (open) label.setAttribute("tabindex", "0");
       else if (was === null) label.removeAttribute("tabindex");
