@@ -194,7 +194,7 @@
   // list (transparent until opened) all took the focus, unseen: a Tab press could leave the
   // reader on a blank drawer. Only what the open panel shows takes part (the rest is inert,
   // until the panel changes), the page behind the overlay is inert while the drawer is open,
-  // and a panel's title, Material's way back up, is a button.
+  // and a panel's title, Material's way back up, takes the focus.
   const narrow = window.matchMedia("(max-width: 76.234375em)");
   const behind = ".md-header, .md-content, .md-sidebar--secondary, .md-footer, .md-top";
   const controls = "a[href], label[tabindex], button, .md-nav__title[for]"; // not the toggles a label opens
@@ -213,9 +213,9 @@
   // focused label clicks it (Material's script), Space too (below). Material writes
   // tabindex="" on a section's label, which the Tab key skips.
   const labels = [
-    ...[...sidebar.querySelectorAll("label.md-nav__link[for]")].filter((label) => label.tabIndex < 0),
+    ...[...sidebar.querySelectorAll("label.md-nav__link[for]")].filter((section) => section.tabIndex < 0),
     ...sidebar.querySelectorAll("label.md-nav__title[for], label.md-nav__link[for='__toc']"),
-  ].map((label) => [label, label.getAttribute("tabindex")]);
+  ].map((control) => [control, control.getAttribute("tabindex")]);
   // What a panel's title does, said to a screen reader while the drawer is open: the drawer's
   // own title closes it, a section's title goes back up (the visible arrow says it).
   const says = [...sidebar.querySelectorAll("label.md-nav__title[for]")].map((title) => {
@@ -232,10 +232,10 @@
     says.forEach((words) => {
       words.hidden = !open;
     });
-    labels.forEach(([label, was]) => {
-      if (open) label.setAttribute("tabindex", "0");
-      else if (was === null) label.removeAttribute("tabindex");
-      else label.setAttribute("tabindex", was);
+    labels.forEach(([control, was]) => {
+      if (open) control.setAttribute("tabindex", "0");
+      else if (was === null) control.removeAttribute("tabindex");
+      else control.setAttribute("tabindex", was);
     });
     // Worked out anew each time: first everything this script made inert is live again.
     document.querySelectorAll("[data-hb-inert]").forEach((element) => {
