@@ -588,6 +588,8 @@ def test_the_open_drawer_takes_the_tab_key_round_what_it_shows(new_page, site_ur
     )
     page.keyboard.press("Enter")
     page.wait_for_timeout(500)
+    # Back up, the focus is on the label that opens the panel just left.
+    assert page.evaluate("() => document.activeElement.matches('label.md-nav__link[for=\"__nav_2\"]')")
     stops = []
     for _ in range(12):
         page.keyboard.press("Tab")
@@ -595,9 +597,16 @@ def test_the_open_drawer_takes_the_tab_key_round_what_it_shows(new_page, site_ur
         stops.append(page.evaluate(SEEN_FOCUS))
     assert [s for s in stops if not (s["seen"] and s["inDrawer"])] == [], stops
     assert {"首页", "字段参考", "参考", "操作指南"} <= {s["what"] for s in stops}, stops
-    # The drawer's title closes it, and says so to a screen reader (only while it is open).
+    # The drawer's title closes it, and says so to a screen reader (only while it is open); the
+    # overlay says it too, and the panel shown is a landmark named by its title, the others inert.
     title = page.locator("label.md-nav__title[for='__drawer']")
     assert title.inner_text().startswith("关闭导航："), title.inner_text()
+    assert page.locator("label.md-overlay").text_content() == "关闭导航"
+    landmarks = page.evaluate(
+        """() => [...document.querySelectorAll('.md-sidebar--primary nav.md-nav')]
+             .filter(nav => !nav.closest('[inert]')).map(nav => nav.getAttribute('aria-label') || '')"""
+    )
+    assert landmarks and all(landmarks), landmarks
     page.keyboard.press("Escape")
     page.wait_for_timeout(400)
     assert page.evaluate("() => document.activeElement.matches('.hb-drawer-button')")
@@ -642,6 +651,8 @@ def test_on_a_wide_screen_the_navigation_takes_no_drawer_stops(new_page, site_ur
         assert not focused
     assert not page.evaluate("() => document.getElementById('__drawer').checked")
     assert page.evaluate("() => document.querySelectorAll('[inert]').length") == 0
+    # Material's own rule was more specific than the one hiding the menu button: it showed here.
+    assert not page.locator(".hb-drawer-button").is_visible()
     assert log.problems() == []
 
 

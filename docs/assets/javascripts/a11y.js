@@ -196,7 +196,7 @@
   // until the panel changes), the page behind the overlay is inert while the drawer is open,
   // and a panel's title, Material's way back up, takes the focus.
   const narrow = window.matchMedia("(max-width: 76.234375em)");
-  const behind = ".md-header, .md-content, .md-sidebar--secondary, .md-footer, .md-top";
+  const behind = ".md-skip, .md-header, .md-content, .md-sidebar--secondary, .md-footer, .md-top";
   const controls = "a[href], label[tabindex], button, .md-nav__title[for]"; // not the toggles a label opens
   const shown = (element) =>
     element.checkVisibility?.({ opacityProperty: true, visibilityProperty: true }) ??
@@ -227,6 +227,20 @@
     title.prepend(words);
     return words;
   });
+  // The dimmed page beside the open drawer closes it when tapped: a touch screen reader found it
+  // unnamed, and the menu button is behind it.
+  const overlay = document.querySelector("label.md-overlay[for='__drawer']");
+  if (overlay) {
+    const words = document.createElement("span");
+    words.className = "hb-visually-hidden";
+    words.hidden = true;
+    words.textContent = zh ? "关闭导航" : "Close navigation";
+    overlay.append(words);
+    says.push(words);
+  }
+  // A panel is named by the section label that opens it, which is under the panel, and inert:
+  // while open, the panel shown is named by its own title.
+  const named = [];
   const reachable = () => {
     const open = drawer.checked && narrow.matches;
     says.forEach((words) => {
@@ -242,24 +256,40 @@
       element.inert = false;
       element.removeAttribute("data-hb-inert");
     });
+    named.splice(0).forEach((nav) => nav.removeAttribute("aria-label"));
     if (!open) return;
     document.querySelectorAll(behind).forEach(setInert);
-    const panels = [...sidebar.querySelectorAll("nav.md-nav")].filter(shown);
+    const navs = [...sidebar.querySelectorAll("nav.md-nav")];
+    const panels = navs.filter(shown);
+    // A panel not shown is inert whole (a screen reader's landmarks and lists offered it, empty).
+    navs.filter((nav) => !shown(nav)).forEach(setInert);
     sidebar.querySelectorAll(controls).forEach((control) => {
       const nav = control.closest("nav.md-nav");
       const covered = panels.some((panel) => panel !== nav && nav?.contains(panel) && !panel.contains(control));
       if (covered || !shown(control)) setInert(control);
     });
+    // The logo in the drawer's title repeated the title's name, a stop of its own after it.
+    sidebar.querySelectorAll(".md-nav__title .md-logo").forEach(setInert);
+    const top = panels.filter((panel) => !panels.some((other) => other !== panel && panel.contains(other)));
+    top.forEach((panel) => {
+      const title = panel.querySelector(":scope > .md-nav__title");
+      if (!title || panel.hasAttribute("aria-label")) return;
+      const words = [...title.childNodes].filter((node) => !node.classList?.contains("hb-visually-hidden"));
+      panel.setAttribute("aria-label", words.map((node) => node.textContent).join("").trim());
+      named.push(panel);
+    });
   };
   const first = () => [...sidebar.querySelectorAll(controls)].find((c) => c.tabIndex >= 0 && !c.inert && shown(c));
   // After a panel's slide (0.25 s). The label that opened a panel is under it now, and inert: the
-  // focus goes to the first control the new panel shows (its title, the way back).
-  const settle = () =>
+  // focus goes to the first control the new panel shows (its title, the way back). Back up, it
+  // goes to the label that opens the panel just left.
+  const settle = (toggle) =>
     setTimeout(() => {
       reachable();
       const active = document.activeElement;
       if (drawer.checked && narrow.matches && (!active || active === document.body || active.inert)) {
-        first()?.focus({ preventScroll: true });
+        const opener = toggle.checked ? null : sidebar.querySelector("label.md-nav__link[for=" + CSS.escape(toggle.id) + "]");
+        (opener && !opener.inert && shown(opener) ? opener : first())?.focus({ preventScroll: true });
       }
     }, 300);
   const sync = () => {
@@ -268,7 +298,7 @@
   };
   drawer.addEventListener("change", sync);
   sidebar.addEventListener("change", (event) => {
-    if (event.target.matches?.("input.md-nav__toggle")) settle();
+    if (event.target.matches?.("input.md-nav__toggle")) settle(event.target);
   });
   narrow.addEventListener("change", reachable);
   button.addEventListener("click", () => {
@@ -305,7 +335,7 @@
   });
   // A tap on the dimmed page closes the drawer (Material's label); the focus, left in the
   // drawer that just closed, went to the page's start. It goes back to the button, as on Escape.
-  document.querySelector("label.md-overlay[for='__drawer']")?.addEventListener("click", (event) => {
+  overlay?.addEventListener("click", (event) => {
     if (!drawer.checked) return;
     event.preventDefault();
     close();
