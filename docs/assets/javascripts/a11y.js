@@ -279,7 +279,9 @@
       named.push(panel);
     });
   };
-  const first = () => [...sidebar.querySelectorAll(controls)].find((c) => c.tabIndex >= 0 && !c.inert && shown(c));
+  // The drawer's Tab stops, in order: what the open panel shows.
+  const stops = () => [...sidebar.querySelectorAll(controls)].filter((c) => c.tabIndex >= 0 && !c.inert && shown(c));
+  const first = () => stops()[0];
   // After a panel's slide (0.25 s). The label that opened a panel is under it now, and inert: the
   // focus goes to the first control the new panel shows (its title, the way back). Back up, it
   // goes to the label that opens the panel just left.
@@ -326,12 +328,12 @@
     if (event.key === "Escape") close();
     if (event.key !== "Tab") return;
     // The Tab key goes round the open panel, as in a dialog, not on to the page's start.
-    const stops = [...sidebar.querySelectorAll(controls)].filter((c) => c.tabIndex >= 0 && !c.inert && shown(c));
-    const at = stops.indexOf(document.activeElement);
-    const next = event.shiftKey ? (at <= 0 ? stops.length - 1 : -1) : at === stops.length - 1 || at < 0 ? 0 : -1;
-    if (next < 0 || !stops.length) return;
+    const order = stops();
+    const at = order.indexOf(document.activeElement);
+    const next = event.shiftKey ? (at <= 0 ? order.length - 1 : -1) : at === order.length - 1 || at < 0 ? 0 : -1;
+    if (next < 0 || !order.length) return;
     event.preventDefault();
-    stops[next].focus();
+    order[next].focus();
   });
   // A tap on the dimmed page closes the drawer (Material's label); the focus, left in the
   // drawer that just closed, went to the page's start. It goes back to the button, as on Escape.
