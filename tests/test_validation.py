@@ -575,6 +575,30 @@ def test_a_conflict_that_names_a_look_alike_id_says_so():
     ]
 
 
+@pytest.mark.parametrize(
+    ("cid", "target", "hinted"),
+    [
+        ("K", "\u212a", True),  # KELVIN SIGN: its NFC form is the ASCII letter
+        ("\u212a", "K", True),
+        ("\u00e9" * 128, "e\u0301" * 128, True),  # a target of 256 characters: the bound
+        ("\u00e9" * 128 + "a", "e\u0301" * 128 + "a", False),  # 257: no longer normalized
+        ("a" * 256 + "\u00e9", "a" * 256 + "e\u0301", False),  # an id of 257, a target of 258
+    ],
+)
+def test_the_look_alike_hint_covers_an_ascii_side_and_texts_up_to_the_bound(cid, target, hinted):
+    """One side may be ASCII (NFC can turn a non-ASCII text into an ASCII one), and the bound is
+    on length alone: the id field page says so."""
+    request = copy.deepcopy(demo_request())
+    request["candidates"][0]["id"] = cid
+    request["candidates"][1]["kind"] = "history-summary"
+    request["candidates"][1]["conflictsWith"] = target
+    with pytest.raises(InvalidRequestError) as raised:
+        validate_request(request)
+    hint = " ($.candidates[0].id looks the same but is written with other code points: ids are compared code point by code point)"
+    assert raised.value.problems[0].endswith(hint) is hinted
+    assert raised.value.problems[0].startswith("$.candidates[1].conflictsWith: names ")
+
+
 def test_the_look_alike_hint_never_normalizes_a_long_id(monkeypatch):
     """NFC sorts a run of combining marks with an insertion sort: a 157 KB id took 12 s to
     validate once the hint normalized every id. Ids longer than 256 characters get no hint."""

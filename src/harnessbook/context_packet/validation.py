@@ -192,10 +192,12 @@ _LOOK_ALIKE_LENGTH = 256
 insertion sort, quadratic in the run (a 157 KB id took 12 s)."""
 
 
-def _may_look_alike(text: str) -> bool:
-    """Whether ``text`` can differ from another id only in its Unicode normalization, cheaply
-    (an ASCII text is its own NFC form)."""
-    return not text.isascii() and len(text) <= _LOOK_ALIKE_LENGTH
+def _nfc(text: str) -> str | None:
+    """``text``'s NFC form, or None when it is longer than :data:`_LOOK_ALIKE_LENGTH` (an ASCII
+    text is its own NFC form, and is not normalized)."""
+    if len(text) > _LOOK_ALIKE_LENGTH:
+        return None
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def _walk(request: object) -> tuple[_Problems, bool]:
@@ -344,13 +346,15 @@ def _check_candidates(candidates: list[Any], problems: _Problems) -> bool:
                 problems.append(f"{at}: a candidate cannot conflict with itself")
             elif target not in first_use:
                 twin = None
-                if not problems.full and _may_look_alike(target):
+                written = None if problems.full else _nfc(target)
+                if written is not None:
                     if look_alikes is None:
                         look_alikes = {}
                         for cid, first in first_use.items():
-                            if _may_look_alike(cid):
-                                look_alikes.setdefault(unicodedata.normalize("NFC", cid), first)
-                    twin = look_alikes.get(unicodedata.normalize("NFC", target))
+                            form = _nfc(cid)
+                            if form is not None:
+                                look_alikes.setdefault(form, first)
+                    twin = look_alikes.get(written)
                 problems.append(
                     f"{at}: names {_shown(target)}, which is not a candidate id of this request"
                     + (
