@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 import zipfile
 from contextlib import redirect_stdout
@@ -66,16 +67,28 @@ def test_licence_and_classifiers():
 
 
 def test_wheel_carries_py_typed_and_the_licence(tmp_path):
+    """``uv build`` makes the source distribution, then the wheel from it (so the source
+    distribution is checked to build too)."""
     if shutil.which("uv") is None:
         if os.environ.get("CI"):
             pytest.fail("uv is required in CI (.ci/run installs it)")
         pytest.skip("uv builds the wheel (the README's tool)")
-    subprocess.run(
-        ["uv", "build", "--wheel", "--out-dir", str(tmp_path), "--quiet"],
-        cwd=ROOT,
-        check=True,
-        timeout=300,
-    )
+    subprocess.run(["uv", "build", "--out-dir", str(tmp_path), "--quiet"], cwd=ROOT, check=True, timeout=300)
+    (sdist,) = tmp_path.glob("harnessbook-*.tar.gz")
+    top = f"harnessbook-{harnessbook.__version__}/"
+    with tarfile.open(sdist) as archive:
+        members = archive.getnames()
+        pkg_info = archive.extractfile(top + "PKG-INFO").read().decode()  # type: ignore[union-attr]
+    # The package's source, its metadata, licence and changelog: not the book, not the vendored
+    # Pyodide (MPL-2.0 files the MIT licence does not cover; 10 MB of them).
+    assert {name for name in members if not name.startswith(top + "src/harnessbook/")} == {
+        top + name
+        for name in ("PKG-INFO", "pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", ".gitignore")
+    }
+    assert top + "src/harnessbook/py.typed" in members
+    assert not any("__pycache__" in name or name.endswith(".pyc") for name in members)
+    assert "License-Expression: MIT" in pkg_info
+    assert sdist.stat().st_size < 200_000
     (wheel,) = tmp_path.glob("harnessbook-*.whl")
     assert wheel.name == f"harnessbook-{harnessbook.__version__}-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as archive:
