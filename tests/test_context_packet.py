@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, Literal
 
 import pytest
@@ -990,3 +991,27 @@ def test_typed_dicts_require_at_run_time_what_the_schemas_require():
         )
     load_condition = load_schema("result")["$defs"]["pointerItem"]["properties"]["loadCondition"]
     assert context_packet.LoadCondition.__required_keys__ == frozenset(load_condition["required"])
+
+
+def test_pydantic_reads_every_typed_dict_and_accepts_what_the_builder_makes():
+    """Pydantic refuses ``typing.TypedDict`` before Python 3.12; the package's types come from
+    ``typing_extensions`` there (pydantic depends on it), so a harness that validates with
+    pydantic can use them on every supported version."""
+    from pydantic import TypeAdapter
+
+    from harnessbook import context_packet
+
+    examples = Path(__file__).resolve().parents[1] / "docs" / "examples"
+    requests = [
+        json.loads((examples / f"cli-{name}.json").read_text(encoding="utf-8"))
+        for name in ("ready", "refresh", "blocked")
+    ]
+    adapters = {name: TypeAdapter(getattr(context_packet, name)) for name in TYPED_DICTS}
+    assert {build_context_packet(request)["state"] for request in requests} == {
+        "ready",
+        "refresh_required",
+        "blocked",
+    }
+    for request in (demo_request(), *requests):
+        adapters["ContextPacketRequest"].validate_python(request)
+        adapters["ContextPacketResult"].validate_python(context_packet.build_context_packet(request))

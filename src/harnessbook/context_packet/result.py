@@ -6,7 +6,18 @@ dicts whose every key is documented here; the top-level keys and those of ``pack
 their own page in the field reference.
 """
 
-from typing import Literal, NotRequired, TypedDict
+import sys
+from typing import TYPE_CHECKING, Literal, NotRequired
+
+if TYPE_CHECKING or sys.version_info >= (3, 12):
+    from typing import TypedDict
+else:  # pragma: no cover - Python 3.11
+    # Pydantic refuses typing.TypedDict before Python 3.12 and asks for typing_extensions' (the
+    # same type for everything else): used where it is installed, as it is wherever pydantic is.
+    try:
+        from typing_extensions import TypedDict
+    except ImportError:
+        from typing import TypedDict
 
 from harnessbook.context_packet.request import TaskAnchor
 
