@@ -1,7 +1,8 @@
 """Validate, step 1 of chapter 6's rules: check a request against the contract, every problem at once.
 
-The walk has two passes. The first checks each key of the request and of each candidate on
-its own, in request order, and repeated ids as it meets them. The second checks what needs
+The walk has two passes. The first checks the request and each candidate in turn (candidates
+in list order), and repeated ids as it meets them; within one object, unknown keys come first,
+then the contract's keys in the contract's order, whatever order the object has. The second checks what needs
 every id first: each ``conflictsWith`` target must name another candidate of this request. A
 fast path accepts the common, clean candidate without wording anything; anything unusual takes
 the detailed walk.
