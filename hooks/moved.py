@@ -371,8 +371,17 @@ def _write(path: str, text: str) -> None:
         file.write(text)
 
 
-def host_redirects(moves: Moves, prefixes: list[str], base: str) -> tuple[str, str]:
-    """(``_redirects``, nginx rules): every edition's page moves as permanent redirects."""
+def host_redirects(moves: Moves, prefixes: list[str], base: str, site_url: str = "") -> tuple[str, str]:
+    """(``_redirects``, nginx rules): every edition's page moves as permanent redirects.
+
+    ``base`` is the path of the site's address ``site_url`` (``/harness/``); nginx serves the
+    site under it, and its rules carry it.
+    Netlify and Cloudflare Pages serve the uploaded folder at their own root, so the paths of
+    ``_redirects`` do not carry it (``_headers`` neither, deploy/headers.py): with it no rule
+    matched. Under a sub-path their targets are whole addresses, since a target relative to the
+    host's root would leave the site's path behind.
+    """
+    target_base = "/" if base == "/" else site_url.rstrip("/") + "/"
     header = f"# Generated from {MOVED_FILE} by hooks/moved.py: the site's moved pages, every edition.\n"
     netlify = [
         header,
@@ -382,8 +391,8 @@ def host_redirects(moves: Moves, prefixes: list[str], base: str) -> tuple[str, s
     nginx = [header, "# Include inside the site's server block.\n"]
     for prefix in prefixes:
         for old, new in sorted(moves.pages.items()):
+            netlify.append(f"/{prefix}{old} {target_base}{prefix}{new} 301\n")
             source, target = f"{base}{prefix}{old}", f"{base}{prefix}{new}"
-            netlify.append(f"{source} {target} 301\n")
             nginx.append(f"location = {source} {{ return 301 {target}$is_args$args; }}\n")
             nginx.append(f"location = {source}index.html {{ return 301 {target}$is_args$args; }}\n")
     return "".join(netlify), "".join(nginx)
@@ -415,6 +424,8 @@ def on_post_build(config: MkDocsConfig) -> None:
         _write(path, redirect_page(language, prefix + old, prefix + new, config.site_url))
     _write(os.path.join(site, SCRIPT_PATH), SCRIPT_SOURCE.read_text(encoding="utf-8"))
     # The same for every edition: rewritten by each edition's build, identically.
-    netlify, nginx = host_redirects(_moves, edition_prefixes(config), _site_base(config))
+    netlify, nginx = host_redirects(
+        _moves, edition_prefixes(config), _site_base(config), config.site_url or ""
+    )
     _write(os.path.join(site, NETLIFY_FILE), netlify)
     _write(os.path.join(site, NGINX_FILE), nginx)

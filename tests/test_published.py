@@ -274,6 +274,25 @@ def test_host_redirect_files(moved_site):
     assert "location = /en/older/place/ { return 301 /en/new/place/$is_args$args; }" in nginx
 
 
+def test_host_redirects_under_a_sub_path():
+    """nginx serves the site under its address's path, so its rules carry it; Netlify and
+    Cloudflare Pages serve the uploaded folder at their own root, so ``_redirects`` matches
+    paths without it (as ``_headers`` does) and sends the reader to the whole new address."""
+    moves = moved.Moves(pages={"old/place/": "new/place/"})
+    netlify, nginx = moved.host_redirects(
+        moves, ["", "en/"], "/harness/", "https://books.example.org/harness/"
+    )
+    rules = [line for line in netlify.splitlines() if line and not line.startswith("#")]
+    assert rules == [
+        "/old/place/ https://books.example.org/harness/new/place/ 301",
+        "/en/old/place/ https://books.example.org/harness/en/new/place/ 301",
+    ]
+    assert "location = /harness/en/old/place/ { return 301 /harness/en/new/place/$is_args$args; }" in nginx
+    assert (
+        "location = /harness/old/place/index.html { return 301 /harness/new/place/$is_args$args; }" in nginx
+    )
+
+
 def test_the_book_writes_its_host_files(built_site):
     """Written even when nothing moved, so an nginx include always finds its file."""
     assert (built_site.path / "_redirects").is_file()
