@@ -81,6 +81,13 @@ SECURITY_HEADERS: dict[str, str] = {
     "accelerometer=(), gyroscope=(), magnetometer=()",
 }
 
+HSTS = "max-age=31536000"
+"""Strict-Transport-Security, sent when the site's address is https: a browser that has seen it
+goes on asking for https for a year, even when a link or a typed address says http. Without
+``includeSubDomains``: the book's host says nothing for its neighbours. Browsers ignore it on
+a plain http answer (the tests' nginx), and on a host that sends its own (GitHub Pages, which
+reads no headers file anyway) the host's applies."""
+
 IMMUTABLE = "public, max-age=31536000, immutable"
 """Files whose name changes whenever their content does."""
 REVALIDATE = "no-cache"
@@ -233,6 +240,8 @@ class Rules:
 def rules_for(site: Path, site_url: str, editions: Iterable[str] = (), scanned: Scan | None = None) -> Rules:
     hashes = site_script_hashes(site, scanned)
     headers = {"Content-Security-Policy": content_security_policy(hashes), **SECURITY_HEADERS}
+    if urlsplit(site_url).scheme == "https":
+        headers["Strict-Transport-Security"] = HSTS
     files, dirs = [], set()
     for path in sorted(site.rglob("*")):
         if not path.is_file():

@@ -314,6 +314,21 @@ def test_headers_file_and_nginx_include_carry_the_same_headers(built_site):
         assert nginx.count(f'add_header {name} "{quoted}" always;') == nginx.count("location "), name
 
 
+def test_an_https_address_gets_strict_transport_security_everywhere(built_site, published_site):
+    """The published build (an https address) sends HSTS on every path, in ``_headers`` and in
+    every location of the nginx include; the local build (no address) does not."""
+    line = f"Strict-Transport-Security: {headers.HSTS}"
+    text = (published_site / "_headers").read_text(encoding="utf-8")
+    assert text.count(f"\n  {line}\n") == 1 and "\n/*\n" in text.split(line)[0]
+    nginx = (published_site / headers.NGINX_HEADERS).read_text(encoding="utf-8")
+    assert nginx.count(f'add_header Strict-Transport-Security "{headers.HSTS}" always;') == nginx.count(
+        "location "
+    )
+    for site in (built_site.path,):
+        assert "Strict-Transport-Security" not in (site / "_headers").read_text(encoding="utf-8")
+        assert "Strict-Transport-Security" not in (site / headers.NGINX_HEADERS).read_text(encoding="utf-8")
+
+
 def test_fingerprinted_assets_and_the_pyodide_folder_are_immutable(built_site):
     site = built_site.path
     text = (site / "_headers").read_text(encoding="utf-8")
