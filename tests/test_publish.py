@@ -478,8 +478,15 @@ def test_nginx_conf_includes_the_generated_files_and_hides_them():
     directives = [
         line.split("#", 1)[0].strip() for line in conf.splitlines() if line.split("#", 1)[0].strip()
     ]
-    assert "include /srv/harnessbook/site/_deploy/nginx-headers.conf;" in directives
-    assert "include /srv/harnessbook/site/_deploy/nginx-redirects.conf;" in directives
+    # The includes come from root's configuration folder, never from the site folder the build
+    # writes (whoever writes an included file configures the server).
+    assert "include /etc/nginx/harnessbook/nginx-headers.conf;" in directives
+    assert "include /etc/nginx/harnessbook/nginx-redirects.conf;" in directives
+    assert not any(d.startswith("include /srv/") for d in directives)
+    # Both address families; a named host, so Debian's default site keeps the other names.
+    assert {"listen 80;", "listen [::]:80;"} <= set(directives)
+    assert "server_name books.example.org;" in directives
+    assert "root /srv/harnessbook/current;" in directives
     assert "location ^~ /_deploy/ {" in directives
     assert "gzip_static on;" in directives
     assert "text/javascript  mjs;" in directives

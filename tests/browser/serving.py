@@ -231,8 +231,11 @@ def serve(root: Path) -> SiteServer:
 # --------------------------------------------------------------------------- nginx
 
 NGINX_CONF = ROOT / "deploy" / "nginx.conf"
-SITE_PLACEHOLDER = "/srv/harnessbook/site"
+SITE_PLACEHOLDER = "/srv/harnessbook/current"
 """The site folder deploy/nginx.conf names; :class:`Nginx` puts the built site's folder there."""
+INCLUDES_PLACEHOLDER = "/etc/nginx/harnessbook/"
+"""The folder of the generated includes deploy/nginx.conf names; the built site's ``_deploy/``
+goes there."""
 
 
 def nginx_executable() -> str | None:
@@ -246,18 +249,24 @@ def free_port() -> int:
 
 
 def server_block(site: Path, port: int) -> str:
-    """deploy/nginx.conf with its marked lines changed: listen, and the site folder (3 times)."""
-    lines, listens, folders = [], 0, 0
+    """deploy/nginx.conf with its marked lines changed: listen (the IPv6 one dropped), the site
+    folder, and the includes' folder (twice), which becomes the built site's ``_deploy/``."""
+    lines, listens, ipv6, folders, includes = [], 0, 0, 0, 0
     for line in NGINX_CONF.read_text(encoding="utf-8").splitlines():
         if not line.lstrip().startswith("#"):
+            if re.match(r"^\s*listen\s+\[::\]:80;", line):
+                ipv6 += 1
+                continue
             line, n = re.subn(r"^(\s*)listen\s+80;", rf"\g<1>listen 127.0.0.1:{port};", line)
             listens += n
             folders += line.count(SITE_PLACEHOLDER)
-            line = line.replace(SITE_PLACEHOLDER, str(site))
+            includes += line.count(INCLUDES_PLACEHOLDER)
+            line = line.replace(SITE_PLACEHOLDER, str(site)).replace(INCLUDES_PLACEHOLDER, f"{site}/_deploy/")
         lines.append(line)
-    if listens != 1 or folders != 3:
+    if (listens, ipv6, folders, includes) != (1, 1, 1, 2):
         raise ValueError(
-            f"{NGINX_CONF}: expected one `listen 80;` and three {SITE_PLACEHOLDER}, found {listens} and {folders}"
+            f"{NGINX_CONF}: expected one `listen 80;`, one `listen [::]:80;`, one {SITE_PLACEHOLDER} and"
+            f" two {INCLUDES_PLACEHOLDER}, found {listens}, {ipv6}, {folders} and {includes}"
         )
     return "\n".join(lines)
 
