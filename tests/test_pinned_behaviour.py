@@ -821,7 +821,7 @@ def test_a_size_over_2_53_shows_the_value():
     request = request_with(candidate("failure-output", sizeUnits=2**53))
     assert problems_of(request) == [
         "$.candidates[0].sizeUnits: must be at most 9007199254740991 (2^53 - 1, the largest integer "
-        "every JSON reader holds exactly), got 9007199254740992 (integer)"
+        "that JSON readers using doubles (JavaScript among them) hold exactly), got 9007199254740992 (integer)"
     ]
 
 

@@ -93,8 +93,8 @@ def _check_candidate(candidate: object, path: str, problems: _Problems) -> None:
 
 def _too_large(value: int) -> str:
     return (
-        f"must be at most {MAX_UNITS} (2^53 - 1, the largest integer every JSON reader "
-        f"holds exactly), {_got(value)}"
+        f"must be at most {MAX_UNITS} (2^53 - 1, the largest integer that JSON readers using "
+        f"doubles (JavaScript among them) hold exactly), {_got(value)}"
     )
 
 
