@@ -234,7 +234,7 @@ def test_workflow_deploys_on_main_and_by_hand_with_least_privilege():
         "cancel-in-progress": False,
     }  # waits, never cuts short
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
-    assert build["permissions"] == {"contents": "read"}
+    assert build["permissions"] == {"contents": "read", "pages": "read"}
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
     runs = [step.get("run", "") for step in build["steps"]]
