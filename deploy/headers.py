@@ -288,7 +288,9 @@ def nginx_headers(rules: Rules) -> str:
     """The ``server``-level include: one ``location`` per caching group, each with all headers.
 
     nginx drops every inherited ``add_header`` in a block that has one of its own, so each
-    location repeats the full set (this file is generated; the repetition costs nothing).
+    location repeats the full set (this file is generated; the repetition costs nothing). The
+    security headers go on every answer (``always``); a year's caching only on a success or a
+    redirect (no ``always``), so that a 403 or 404 under the immutable paths is never kept.
     """
     base = rules.base_path
 
@@ -297,7 +299,8 @@ def nginx_headers(rules: Rules) -> str:
         lines += [
             f"    add_header {name} {_nginx_quote(value)} always;" for name, value in rules.headers.items()
         ]
-        lines.append(f"    add_header Cache-Control {_nginx_quote(cache_control)} always;")
+        always = "" if cache_control == IMMUTABLE else " always"
+        lines.append(f"    add_header Cache-Control {_nginx_quote(cache_control)}{always};")
         lines += [f"    {line}" for line in extra]
         lines.append("}")
         return lines

@@ -340,6 +340,9 @@ def test_fingerprinted_assets_and_the_pyodide_folder_are_immutable(built_site):
         assert f"\n/{path}\n  Cache-Control: {headers.IMMUTABLE}\n" in text, path
     assert f"location = /{bundles[0]} {{" in nginx
     assert f"location ^~ /{pyodide}/ {{" in nginx
+    # A year's caching on successes only: a 403 or 404 there is never kept (no `always`).
+    immutable_lines = [line.strip() for line in nginx.splitlines() if headers.IMMUTABLE in line]
+    assert immutable_lines and set(immutable_lines) == {f'add_header Cache-Control "{headers.IMMUTABLE}";'}
     # HTML and everything else revalidate.
     assert (
         nginx.split("location / {", 1)[1].split("}", 1)[0].count(f'Cache-Control "{headers.REVALIDATE}"') == 1

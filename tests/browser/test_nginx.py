@@ -224,6 +224,14 @@ def test_fingerprinted_assets_and_the_versioned_runtime_are_cached_for_good(
         assert response.status == 200, rel
         assert response.header("Cache-Control") == headers.IMMUTABLE, rel
         assert_production_headers(response, policy, rel)
+    # A missing file or a folder under an immutable path: the security headers, but no year's
+    # caching of the error.
+    pyodide = next(site_root.glob("assets/playground/pyodide-*/")).relative_to(site_root).as_posix()
+    for rel in (f"{pyodide}/", f"{pyodide}/no-such-file.wasm"):
+        response = fetch(nginx.url, rel)
+        assert response.status in (403, 404), rel
+        assert response.header("Cache-Control") != headers.IMMUTABLE, rel
+        assert_production_headers(response, policy, rel)
     for rel in (
         "assets/playground/playground.js",
         "assets/playground/worker.mjs",
