@@ -22,6 +22,12 @@ example on the same page runs).
 The figures are inserted after Markdown has run: the Markdown gets a placeholder paragraph
 (tabs and admonitions indent their content, where raw HTML would not be recognised), which
 ``on_page_content`` swaps for the figure's HTML.
+
+Search leaves out what only repeats an example in another form (``data-search-exclude``, which
+Material's search plugin reads and then removes): the figures' drawn labels and the decision
+tables (the request and result they draw stay indexed, with the prose), and every tab set's
+labels (图示, request.json, Python...), which ran into one word with the text that followed
+in the search results.
 """
 
 from __future__ import annotations
@@ -50,12 +56,18 @@ LABELS: dict[Lang, dict[str, str]] = {
 }
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+_NOT_SEARCHED = 'data-search-exclude="figure"'
+"""Left out of the search index by Material's search plugin, which then removes the attribute."""
+_TAB_LABELS = '<div class="tabbed-labels">'
 
 
 def _rules_flow(argument: str | None, lang: Lang, where: str) -> str:
     if argument is not None:
         raise PluginError(f"{where}: the rules-flow figure takes no argument, got {argument!r}")
-    return f'<figure class="hb-figure hb-figure--flow" data-hb-figure="rules-flow">\n{render_rules_flow(lang)}</figure>'
+    return (
+        f'<figure class="hb-figure hb-figure--flow" data-hb-figure="rules-flow" {_NOT_SEARCHED}>\n'
+        f"{render_rules_flow(lang)}</figure>"
+    )
 
 
 def _packet(argument: str | None, lang: Lang, where: str) -> str:
@@ -164,8 +176,8 @@ def check_and_draw(request_fence: Fence, answer: Fence, lang: Lang, where: str) 
 
 def _packet_html(result: ContextPacketResult, lang: Lang) -> str:
     return (
-        f'<figure class="hb-figure" data-hb-figure="packet">\n{render_svg(result, lang)}</figure>\n'
-        f'<div class="hb-decisions">\n{render_table(result, lang)}\n</div>'
+        f'<figure class="hb-figure" data-hb-figure="packet" {_NOT_SEARCHED}>\n{render_svg(result, lang)}</figure>\n'
+        f'<div class="hb-decisions" {_NOT_SEARCHED}>\n{render_table(result, lang)}\n</div>'
     )
 
 
@@ -271,4 +283,5 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
 
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     where = page.file.src_uri
-    return fill(html, _pending.pop(where, {}), where)
+    html = fill(html, _pending.pop(where, {}), where)
+    return html.replace(_TAB_LABELS, f'<div class="tabbed-labels" {_NOT_SEARCHED}>')

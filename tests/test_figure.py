@@ -771,7 +771,7 @@ def test_a_pair_becomes_tabs_with_the_figure_first():
         assert f'{indent}    ```json title="result.json"' in out.markdown
         ((key, html),) = out.figures.items()
         assert f"{indent}    {key}" in out.markdown
-        assert html.startswith('<figure class="hb-figure" data-hb-figure="packet">\n<svg')
+        assert html.startswith('<figure class="hb-figure" data-hb-figure="packet" data-search-exclude="figure">\n<svg')
         assert "<table>" in html
         assert hook.fill(f"<p>x</p><p>{key}</p>", out.figures, "page.md") == f"<p>x</p>{html}"
 

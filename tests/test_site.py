@@ -994,3 +994,30 @@ def test_the_default_editions_inventory_keeps_only_its_own_items():
     assert [(item.name, item.uri) for item in zh.values()] == [("a", "ref/#a")]
     assert [(item.name, item.uri) for item in en.values()] == [("b", "ref/#b")]
     assert (zh.project, en.project) == ("book", "book (English)")
+
+
+def test_search_leaves_out_the_figures_and_the_tab_labels(built_site):
+    """A figure's drawn labels, its decision table and the tab labels (图示, request.json...)
+    repeat an example in another form: indexed, they filled the results with "图示request.json
+    result.json Context packet 图示：状态 ready 预算 8 单位 · 已用 3 ...". The request and result
+    themselves stay indexed, and the pages keep no trace of the attribute that does it."""
+    for edition, drawn, table_head in (
+        ("zh", "每格 1 单位", "剩余预算：前 → 后"),
+        ("en", "one cell = 1 unit", "budget left: before → after"),
+    ):
+        index = load_index(built_site.path, edition)
+        text = "\n".join(plain_text(doc.get("text", "")) for doc in index["docs"])
+        # (The API page's docstrings quote a table's heading and a figure's legend: prose there.)
+        drawings = "\n".join(
+            plain_text(doc.get("text", ""))
+            for doc in index["docs"]
+            if not doc["location"].startswith("reference/api")
+        )
+        assert drawn not in drawings and table_head not in drawings, edition
+        # The tab labels: "图示 request.json result.json" (a code block's own title stays).
+        assert not re.search(r"(图示|Figure|问题|Problems)\s+request\.json", text), edition
+        assert '"usedBudgetUnits": 3' in text or '"usedBudgetUnits":3' in text, (
+            edition
+        )  # result.json still is
+    for page in built_site.path.rglob("*.html"):
+        assert "data-search-exclude" not in page.read_text(encoding="utf-8"), page
