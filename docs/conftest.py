@@ -212,14 +212,22 @@ class ConsoleParser:
 
     @staticmethod
     def steps(source: str) -> list[tuple[str, str]]:
+        """(command, shown output) pairs. A command line that ends in a backslash goes on in the
+        next line, shown after bash's secondary prompt ``> `` (so a long command fits the page)."""
         steps: list[tuple[str, list[str]]] = []
+        continued = False
         for line in source.splitlines():
-            if line.startswith("$ "):
+            if continued:
+                if not line.startswith("> "):
+                    raise ValueError(f"a command line ending in '\\' must go on in a '> ' line, got {line!r}")
+                steps[-1] = (steps[-1][0] + "\n" + line[2:], steps[-1][1])
+            elif line.startswith("$ "):
                 steps.append((line[2:], []))
             elif not steps:
                 raise ValueError(f"console fence must start with a '$ ' command line, got {line!r}")
             else:
                 steps[-1][1].append(line)
+            continued = not steps[-1][1] and line.endswith("\\")
         return [(command, "\n".join(lines)) for command, lines in steps]
 
     @staticmethod

@@ -331,3 +331,17 @@ def test_every_evaluator_fails_an_example_shown_wrong(tmp_path: Path):
     assert f"{len(BROKEN_PAGE_FAILURES)} failed, 1 passed" in completed.stdout, completed.stdout
     for failure in BROKEN_PAGE_FAILURES:
         assert failure in completed.stdout, f"not reported: {failure!r}\n{completed.stdout}"
+
+
+def test_a_console_command_goes_on_after_a_backslash():
+    """A long command is shown on several lines, as bash shows it: a backslash, then ``> ``."""
+    steps = DOCS_CONFTEST.ConsoleParser.steps
+    source = "$ printf '%s\\n' one \\\n>   two \\\n>   three\none\ntwo\nthree\n$ echo $?\n0"
+    assert steps(source) == [
+        ("printf '%s\\n' one \\\n  two \\\n  three", "one\ntwo\nthree"),
+        ("echo $?", "0"),
+    ]
+    # An output line that ends in a backslash is output, not a continued command.
+    assert steps("$ echo 'a\\'\na\\\n$ true") == [("echo 'a\\'", "a\\"), ("true", "")]
+    with pytest.raises(ValueError, match="must go on in a '> ' line"):
+        steps("$ echo one \\\ntwo")
