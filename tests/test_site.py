@@ -402,13 +402,16 @@ def test_chinese_terms_find_chinese_pages(built_site):
 def test_english_words_in_chinese_pages_are_found_unstemmed(built_site):
     zh = load_index(built_site.path, "zh")
     words = all_tokens(zh)
-    for word in ("evidence", "budget", "units", "harnessbook", "provenance"):
+    for word in ("evidence", "budget", "budgetunits", "harnessbook", "provenance"):
         assert word in words, f"{word!r} is not a token of the Chinese index"
     # An English word right after Chinese text or punctuation is a token of its own.
     mixed = sorted(w for w in words if re.search(r"[a-z]", w) and HAN.search(w))
     assert not mixed, f"tokens mixing English and Chinese characters: {mixed[:20]}"
-    # budgetUnits is split at the camel case, in the index and in the query alike.
+    # A field name is one word, in the index and in the query alike: "conflictsWith" is not
+    # "conflicts" or "with" (which every page has).
+    assert "conflictswith" in words and "budgetunits" in words
     assert find(zh, "budgetUnits") and find(zh, "build_context_packet")
+    assert tokens(zh, "conflictsWith") == ["conflictswith"]
 
 
 def test_english_terms_find_english_pages(built_site):

@@ -5,6 +5,7 @@ Each test drives the page the way a reader would (click, type, read), in a fresh
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urljoin, urlsplit
 
 import pytest
@@ -91,6 +92,21 @@ def test_search_finds_the_budget_pages_in_the_readers_edition(
     else:
         wrong = [p for p in paths if p.startswith(base + "en/")]
     assert wrong == [], f"hits from the other edition: {wrong}"
+    assert log.problems() == []
+
+
+@pytest.mark.parametrize("edition_root", ["", "en/"])
+def test_a_field_name_is_searched_whole(new_page, site_url: str, edition_root: str) -> None:
+    """Split at its capital letter, conflictsWith was searched as "conflicts" or "with": every
+    page was a hit, and the page it opened marked each "with". Whole, its field page comes first
+    and only pages that name the field are hits."""
+    page, log = new_page()
+    paths = search(page, site_url, edition_root, "conflictsWith")
+    base = urlsplit(site_url).path
+    assert paths and paths[0] == f"{base}{edition_root}reference/request/candidates/conflictsWith/", paths
+    meta = page.locator(".md-search-result__meta").inner_text()
+    matching = int(re.search(r"\d+", meta).group())  # "17 matching documents", "找到 17 个符合条件的结果"
+    assert matching < 40, meta
     assert log.problems() == []
 
 
