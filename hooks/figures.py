@@ -26,7 +26,7 @@ The figures are inserted after Markdown has run: the Markdown gets a placeholder
 Search leaves out what only repeats an example in another form (``data-search-exclude``, which
 Material's search plugin reads and then removes): the figures' drawn labels and the decision
 tables (the request and result they draw stay indexed, with the prose), and every tab set's
-labels (图示, request.json, Python...), which ran into one word with the text that followed
+labels ("Figure", "request.json", "Python"...), which ran into one word with the text that followed
 in the search results.
 """
 

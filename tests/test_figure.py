@@ -25,6 +25,8 @@ from harnessbook.context_packet import RULES, InvalidRequestError
 from harnessbook.figure import (
     LIGHT_COLOURS,
     MAX_ROWS,
+    _svg,
+    packet,
     render_problems,
     render_rules_flow,
     render_svg,
@@ -220,8 +222,8 @@ def test_each_conflicting_id_in_a_detail_is_isolated_on_its_own():
     )
     assert result["excluded"][0]["reason"] == "conflict", result
     svg = render_svg(result, "en")
-    # The excluded row, the refresh row, and the refresh row's full text (its title: the row is cut).
-    assert svg.count("\u2068ev\u202e\u2069, \u2068ev2\u2069") == 3, svg
+    # The excluded row and the refresh row (its detail on two lines below the id, nothing cut).
+    assert svg.count("\u2068ev\u202e\u2069, \u2068ev2\u2069") == 2, svg
 
 
 def test_characters_xml_forbids_are_shown_as_escapes():
@@ -771,7 +773,9 @@ def test_a_pair_becomes_tabs_with_the_figure_first():
         assert f'{indent}    ```json title="result.json"' in out.markdown
         ((key, html),) = out.figures.items()
         assert f"{indent}    {key}" in out.markdown
-        assert html.startswith('<figure class="hb-figure" data-hb-figure="packet" data-search-exclude="figure">\n<svg')
+        assert html.startswith(
+            '<figure class="hb-figure" data-hb-figure="packet" data-search-exclude="figure">\n<svg'
+        )
         assert "<table>" in html
         assert hook.fill(f"<p>x</p><p>{key}</p>", out.figures, "page.md") == f"<p>x</p>{html}"
 
@@ -913,3 +917,75 @@ def test_a_problem_without_a_path_and_colon_belongs_to_the_whole_request():
 def test_no_problems_are_counted_in_the_plural():
     assert "with 0 problems," in render_problems([], "en")
     assert "with 1 problem," in render_problems(["$: x"], "en")
+
+
+def _texts(svg: str) -> list[tuple[str, bool]]:
+    """Each <text>'s characters and whether it carries a <title> (the whole text, when cut)."""
+    return [
+        (
+            "".join(t.itertext()) if t.find("{http://www.w3.org/2000/svg}title") is None else t.text or "",
+            t.find("{http://www.w3.org/2000/svg}title") is not None,
+        )
+        for t in parse(svg).iter("{http://www.w3.org/2000/svg}text")
+    ]
+
+
+def test_a_detail_too_long_for_its_row_goes_on_below_the_id_whole():
+    """The source and capture time of an expired item are why it must be fetched again: cut at
+    one line ("expired, from injected:test-output (2026-07…"), the figure hid them."""
+    result = build_context_packet(
+        request([candidate("failure-log", freshness="expired", capturedAt="2026-07-15T09:30:00+08:00")])
+    )
+    assert result["refresh"], result
+    cases: tuple[tuple[Literal["zh", "en"], tuple[str, ...]], ...] = (
+        ("en", ("expired", "injected:test-output", "2026-07-15T09:30:00+08:00")),
+        ("zh", ("过期", "injected:test-output", "2026-07-15T09:30:00+08:00")),
+    )
+    for lang, words in cases:
+        texts = _texts(render_svg(result, lang))
+        rows = [i for i, (text, _) in enumerate(texts) if "failure-log" in text]
+        below = texts[rows[-1] + 1 : rows[-1] + 1 + packet.DETAIL_LINES]
+        joined = " ".join(text for text, _ in below)
+        assert all(word in joined for word in words), (lang, below)
+        assert "…" not in joined and not any(titled for _, titled in below), (lang, below)
+
+
+def test_a_detail_longer_than_three_lines_is_cut_and_kept_whole_in_its_title():
+    many = [f"evidence-number-{n}" for n in range(12)]
+    result = build_context_packet(
+        request(
+            [
+                *(candidate(ident) for ident in many),
+                candidate("summary", kind="history-summary", relevance="background", conflictsWith=many),
+            ],
+            budget=100,
+        )
+    )
+    svg = render_svg(result, "en")
+    root = parse(svg)
+    titled = [
+        t
+        for t in root.iter("{http://www.w3.org/2000/svg}text")
+        if t.find("{http://www.w3.org/2000/svg}title") is not None
+    ]
+    # The excluded row and the refresh row each end in a cut third line, whose title is the whole detail.
+    cut = [
+        t for t in titled if "evidence-number-11" in (t.findtext("{http://www.w3.org/2000/svg}title") or "")
+    ]
+    assert len(cut) == 2 * packet.DETAIL_LINES, [t.text for t in titled]
+    assert all(len("".join(t.itertext())) for t in cut)
+
+
+def test_a_line_that_starts_inside_an_isolate_opens_it_again():
+    """A detail is broken between any two characters when it has no space to break at: a line
+    that starts inside a caller's isolate opens it again, so an override in it stays inside."""
+    long_id = "x" * 50 + "\u202e" + "y" * 10  # no space: broken inside its isolate
+    lines, cut = _svg._lines(f"conflicts with {_svg._isolate(long_id)}, from here", 300, 12, 3)
+    assert not cut and len(lines) == 3, lines
+    assert lines[0] == "conflicts with" and "\u2069" not in lines[1], lines
+    assert lines[2].startswith("\u2068x") and lines[2].endswith("\u2069, from here"), lines
+    for line in lines:
+        depth = 0
+        for char in line:
+            depth += {"\u2068": 1, "\u2069": -1}.get(char, 0)
+            assert depth >= 0, line

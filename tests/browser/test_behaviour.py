@@ -105,7 +105,9 @@ def test_a_field_name_is_searched_whole(new_page, site_url: str, edition_root: s
     base = urlsplit(site_url).path
     assert paths and paths[0] == f"{base}{edition_root}reference/request/candidates/conflictsWith/", paths
     meta = page.locator(".md-search-result__meta").inner_text()
-    matching = int(re.search(r"\d+", meta).group())  # "17 matching documents", "找到 17 个符合条件的结果"
+    found = re.search(r"\d+", meta)
+    assert found, meta
+    matching = int(found.group())  # "17 matching documents", "找到 17 个符合条件的结果"
     assert matching < 40, meta
     assert log.problems() == []
 

@@ -196,6 +196,46 @@ def _width(text: str, size: float = FONT) -> float:
     return sum(_char_width(char) for char in text) * size
 
 
+_OPENING = frozenset("（「『《〈【")
+_CLOSING = frozenset("，。、；：！？）」』》〉】")
+
+
+def _may_break(before: str, after: str) -> bool:
+    """Whether a line may end between ``before`` and ``after``: after a space, or beside a
+    Chinese character, but never just inside an opening bracket or before closing punctuation."""
+    if before == " ":
+        return True
+    if before in _OPENING or after in _CLOSING:
+        return False
+    return any(unicodedata.east_asian_width(char) in ("W", "F") for char in (before, after))
+
+
+def _lines(text: str, room: float, size: float, most: int) -> tuple[list[str], bool]:
+    """``text`` on at most ``most`` lines of ``room`` units each, broken where a line may end
+    (:func:`_may_break`; between any two characters when the line has no such place), the last
+    line cut with an ellipsis if the text still does not fit; and whether it was cut. Each line
+    is a paragraph of its own, so a line that starts inside a caller's isolate
+    (:func:`_isolate`) opens it again."""
+    lines: list[str] = []
+    rest, depth = _clean(text), 0
+    while len(lines) < most - 1 and (len(rest) > SHOWN_CHARS or _width(rest, size) > room):
+        used, end, good = 0.0, 0, 0
+        for index, char in enumerate(rest[:SHOWN_CHARS]):
+            used += _char_width(char) * size
+            if used > room:
+                break
+            end = index + 1
+            if index + 1 < len(rest) and _may_break(char, rest[index + 1]):
+                good = index + 1
+        cut = good or max(end, 1)
+        line = rest[:cut].rstrip(" ")
+        lines.append("\u2068" * depth + line)
+        depth = max(0, depth + line.count("\u2068") - line.count("\u2069"))
+        rest = rest[cut:]
+    last, cut = _fit("\u2068" * depth + rest, room, size)
+    return [*lines, last], cut
+
+
 def _fit(text: str, room: float, size: float = FONT) -> tuple[str, bool]:
     """``text`` cut to ``room`` units with an ellipsis, and whether it was cut."""
     text = _clean(text)

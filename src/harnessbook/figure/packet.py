@@ -17,8 +17,8 @@ from harnessbook.figure._svg import (
     ROW,
     WIDTH,
     Lang,
-    _fit,
     _isolate,
+    _lines,
     _root,
     _Svg,
     _units,
@@ -44,6 +44,9 @@ MIN_SEGMENT = 2.0
 """The narrowest segment drawn, in viewBox units. Selected items narrower than this are drawn
 together, as one unnumbered segment, so that a packet of thousands of small items is a figure
 of a few hundred shapes, not thousands."""
+DETAIL_LINES = 3
+"""A row's detail that does not fit beside its id goes below it, on at most this many lines;
+the rest is cut with an ellipsis (and the whole detail is the text's tooltip)."""
 
 
 def _runs(sizes: list[int], scale: float) -> list[tuple[int, int, int, int]]:
@@ -233,11 +236,12 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
             if _width(ident) + 12 + detail_w <= room:
                 svg.label(x, y, ident, room, mono=True)
                 svg.text(WIDTH - PAD, y, _wrap(detail), cls="muted", size=12, anchor="end")
-            else:  # a long id: the detail goes on a line of its own
+            else:  # no room beside the id: the detail goes below it, on up to three lines
                 svg.label(x, y, ident, room, mono=True)
-                y += ROW - 3
-                shown, cut = _fit(detail, room, 12)
-                svg.text(x, y, _wrap(shown), cls="muted", size=12, full=detail if cut else None)
+                lines, cut = _lines(detail, room, 12, DETAIL_LINES)
+                for line in lines:
+                    y += ROW - 3
+                    svg.text(x, y, _wrap(line), cls="muted", size=12, full=detail if cut else None)
         if len(rows) > MAX_ROWS:
             y += ROW
             svg.text(PAD + 26, y, words["more"].format(n=len(rows) - MAX_ROWS), cls="muted", size=12)
