@@ -989,3 +989,10 @@ def test_a_line_that_starts_inside_an_isolate_opens_it_again():
         for char in line:
             depth += {"\u2068": 1, "\u2069": -1}.get(char, 0)
             assert depth >= 0, line
+
+
+def test_the_chinese_problem_list_says_the_messages_are_the_builders_english():
+    """The builder's messages are English in both editions: the Chinese lead-in says so, or a
+    reader met English lines under a Chinese sentence with no word about it."""
+    html = render_problems(["$.budgetUnits: must be an integer greater than 0, got 0 (integer)"], "zh")
+    assert "构建器的英文原文" in html and "must be an integer greater than 0" in html

@@ -90,7 +90,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "col_rule": "规则",
         "col_budget": "剩余预算：前 → 后",
         "no_candidates": "没有候选，evidence 为空。",
-        "problems_intro": "构建器拒绝了这个请求（InvalidRequestError），共 {n} 个问题，每个问题前是它的 JSON 路径：",
+        "problems_intro": "构建器拒绝了这个请求（InvalidRequestError），共 {n} 个问题。每个问题以 JSON 路径开头，后面是构建器的英文原文：",
         "whole_request": "整个请求",
     },
     "en": {
