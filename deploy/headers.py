@@ -82,11 +82,11 @@ SECURITY_HEADERS: dict[str, str] = {
 }
 
 HSTS = "max-age=31536000"
-"""Strict-Transport-Security, sent when the site's address is https: a browser that has seen it
-goes on asking for https for a year, even when a link or a typed address says http. Without
-``includeSubDomains``: the book's host says nothing for its neighbours. Browsers ignore it on
-a plain http answer (the tests' nginx), and on a host that sends its own (GitHub Pages, which
-reads no headers file anyway) the host's applies."""
+"""Strict-Transport-Security, sent when the site's address is https at its host's root: a
+browser that has seen it goes on asking for https for a year, even when a link or a typed
+address says http. It binds the whole host, so a book under a sub-path (``/harness/``) leaves
+that to the host's owner. Without ``includeSubDomains``: the book's host says nothing for its
+subdomains. Browsers ignore it on a plain http answer (the tests' nginx)."""
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 """Files whose name changes whenever their content does."""
@@ -240,8 +240,6 @@ class Rules:
 def rules_for(site: Path, site_url: str, editions: Iterable[str] = (), scanned: Scan | None = None) -> Rules:
     hashes = site_script_hashes(site, scanned)
     headers = {"Content-Security-Policy": content_security_policy(hashes), **SECURITY_HEADERS}
-    if urlsplit(site_url).scheme == "https":
-        headers["Strict-Transport-Security"] = HSTS
     files, dirs = [], set()
     for path in sorted(site.rglob("*")):
         if not path.is_file():
@@ -255,6 +253,8 @@ def rules_for(site: Path, site_url: str, editions: Iterable[str] = (), scanned: 
     base_path = urlsplit(site_url).path or "/"
     if not base_path.endswith("/"):
         base_path += "/"
+    if urlsplit(site_url).scheme.lower() == "https" and base_path == "/":
+        headers["Strict-Transport-Security"] = HSTS
     return Rules(
         base_path, headers, tuple(files), tuple(sorted(dirs)), tuple(f"{e.strip('/')}/" for e in editions)
     )

@@ -227,7 +227,12 @@ class ConsoleParser:
                 raise ValueError(f"console fence must start with a '$ ' command line, got {line!r}")
             else:
                 steps[-1][1].append(line)
-            continued = not steps[-1][1] and line.endswith("\\")
+            # An odd number of backslashes: the last one escapes the newline (as bash reads it).
+            continued = not steps[-1][1] and (len(line) - len(line.rstrip("\\"))) % 2 == 1
+        if continued:
+            raise ValueError(
+                f"the last command line ends in '\\' with no '> ' line after it: {steps[-1][0]!r}"
+            )
         return [(command, "\n".join(lines)) for command, lines in steps]
 
     @staticmethod

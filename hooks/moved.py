@@ -226,9 +226,9 @@ def edition_prefixes(config: MkDocsConfig) -> list[str]:
     return ["" if lang == i18n.default_language else f"{lang}/" for lang in i18n.build_languages]
 
 
-def _site_base(config: MkDocsConfig) -> str:
-    """The path the site is served under, from site_url: "/" here."""
-    path = urlsplit(config.site_url or "/").path or "/"
+def _url_base(site_url: str) -> str:
+    """The path a site is served under, from its address: "/" for none."""
+    path = urlsplit(site_url or "/").path or "/"
     return path if path.endswith("/") else path + "/"
 
 
@@ -371,16 +371,17 @@ def _write(path: str, text: str) -> None:
         file.write(text)
 
 
-def host_redirects(moves: Moves, prefixes: list[str], base: str, site_url: str = "") -> tuple[str, str]:
+def host_redirects(moves: Moves, prefixes: list[str], site_url: str) -> tuple[str, str]:
     """(``_redirects``, nginx rules): every edition's page moves as permanent redirects.
 
-    ``base`` is the path of the site's address ``site_url`` (``/harness/``); nginx serves the
-    site under it, and its rules carry it.
+    nginx serves the site under the path of its address ``site_url`` (``/harness/``), and its
+    rules carry that path.
     Netlify and Cloudflare Pages serve the uploaded folder at their own root, so the paths of
     ``_redirects`` do not carry it (``_headers`` neither, deploy/headers.py): with it no rule
     matched. Under a sub-path their targets are whole addresses, since a target relative to the
     host's root would leave the site's path behind.
     """
+    base = _url_base(site_url)
     target_base = "/" if base == "/" else site_url.rstrip("/") + "/"
     header = f"# Generated from {MOVED_FILE} by hooks/moved.py: the site's moved pages, every edition.\n"
     netlify = [
@@ -424,8 +425,6 @@ def on_post_build(config: MkDocsConfig) -> None:
         _write(path, redirect_page(language, prefix + old, prefix + new, config.site_url))
     _write(os.path.join(site, SCRIPT_PATH), SCRIPT_SOURCE.read_text(encoding="utf-8"))
     # The same for every edition: rewritten by each edition's build, identically.
-    netlify, nginx = host_redirects(
-        _moves, edition_prefixes(config), _site_base(config), config.site_url or ""
-    )
+    netlify, nginx = host_redirects(_moves, edition_prefixes(config), config.site_url or "")
     _write(os.path.join(site, NETLIFY_FILE), netlify)
     _write(os.path.join(site, NGINX_FILE), nginx)

@@ -76,8 +76,8 @@ EDITION_HOME = re.compile(r'<a href="[^"]*" data-edition-home>')
 
 
 def _site_base(config: MkDocsConfig) -> str:
-    """The path the site is served under, from site_url ("/" here): moved.py's function of the
-    same name (MkDocs loads each hook as a module of its own; they import nothing of each other)."""
+    """The path the site is served under, from site_url ("/" here): moved.py's ``_url_base``
+    (MkDocs loads each hook as a module of its own; they import nothing of each other)."""
     path = urlsplit(config.site_url or "/").path or "/"
     return path if path.endswith("/") else path + "/"
 

@@ -345,3 +345,7 @@ def test_a_console_command_goes_on_after_a_backslash():
     assert steps("$ echo 'a\\'\na\\\n$ true") == [("echo 'a\\'", "a\\"), ("true", "")]
     with pytest.raises(ValueError, match="must go on in a '> ' line"):
         steps("$ echo one \\\ntwo")
+    with pytest.raises(ValueError, match="with no '> ' line after it"):
+        steps("$ echo one \\")
+    # Two backslashes are one escaped backslash: the command ends there.
+    assert steps("$ echo one \\\\\none \\") == [("echo one \\\\", "one \\")]

@@ -74,6 +74,10 @@ def request(candidates, budget=8):
     }
 
 
+SVG = "{http://www.w3.org/2000/svg}"
+"""The SVG namespace, as ElementTree names its elements."""
+
+
 def parse(svg: str) -> ET.Element:
     """The SVG as XML: it must be well-formed on its own (the CLI writes it to files)."""
     return ET.fromstring(svg)
@@ -920,14 +924,14 @@ def test_no_problems_are_counted_in_the_plural():
 
 
 def _texts(svg: str) -> list[tuple[str, bool]]:
-    """Each <text>'s characters and whether it carries a <title> (the whole text, when cut)."""
-    return [
-        (
-            "".join(t.itertext()) if t.find("{http://www.w3.org/2000/svg}title") is None else t.text or "",
-            t.find("{http://www.w3.org/2000/svg}title") is not None,
-        )
-        for t in parse(svg).iter("{http://www.w3.org/2000/svg}text")
-    ]
+    """Each <text>'s drawn characters (its <title>, the whole text of a cut one, left out) and
+    whether it has a <title>."""
+    out = []
+    for text in parse(svg).iter(f"{SVG}text"):
+        title = text.find(f"{SVG}title")
+        drawn = (text.text or "") + ((title.tail or "") if title is not None else "")
+        out.append((drawn, title is not None))
+    return out
 
 
 def test_a_detail_too_long_for_its_row_goes_on_below_the_id_whole():
@@ -963,17 +967,12 @@ def test_a_detail_longer_than_three_lines_is_cut_and_kept_whole_in_its_title():
     )
     svg = render_svg(result, "en")
     root = parse(svg)
-    titled = [
-        t
-        for t in root.iter("{http://www.w3.org/2000/svg}text")
-        if t.find("{http://www.w3.org/2000/svg}title") is not None
-    ]
-    # The excluded row and the refresh row each end in a cut third line, whose title is the whole detail.
-    cut = [
-        t for t in titled if "evidence-number-11" in (t.findtext("{http://www.w3.org/2000/svg}title") or "")
-    ]
-    assert len(cut) == 2 * packet.DETAIL_LINES, [t.text for t in titled]
-    assert all(len("".join(t.itertext())) for t in cut)
+    titled = [t for t in root.iter(f"{SVG}text") if t.find(f"{SVG}title") is not None]
+    # The excluded row and the refresh row each end in a cut third line, whose title (its
+    # tooltip) is the whole detail; the lines above it are drawn whole and carry none.
+    cut = [t for t in titled if "evidence-number-11" in (t.findtext(f"{SVG}title") or "")]
+    assert len(cut) == 2, [t.findtext(f"{SVG}title") for t in titled]
+    assert all(text.strip("\u2068\u2069 ") for text, _ in _texts(svg)), "an empty line is drawn"
 
 
 def test_a_line_that_starts_inside_an_isolate_opens_it_again():
@@ -996,3 +995,20 @@ def test_the_chinese_problem_list_says_the_messages_are_the_builders_english():
     reader met English lines under a Chinese sentence with no word about it."""
     html = render_problems(["$.budgetUnits: must be an integer greater than 0, got 0 (integer)"], "zh")
     assert "构建器的英文原文" in html and "must be an integer greater than 0" in html
+
+
+@pytest.mark.parametrize(
+    "detail",
+    [
+        # The isolate's closing and the words after it made a line of their own ("⁩ 冲突，来源").
+        "与 \u2068" + "数" * 24 + "\u2069 冲突，来源 \u2068https://example.org/" + "a" * 20 + "\u2069",
+        "与 \u2068" + "数" * 18 + "\u2069、\u2068" + "据" * 5 + "\u2069 冲突",
+        # Closing punctuation after a caller's isolate began the next line ("⁩、⁨据据据据据⁩ 冲突").
+        "与 \u2068" + "数" * 24 + "\u2069、\u2068" + "据" * 5 + "\u2069 冲突",
+    ],
+)
+def test_detail_lines_are_never_empty_and_never_start_with_a_space_or_closing_punctuation(detail):
+    lines, _ = _svg._lines(detail, 310, 12, 3)
+    for line in lines:
+        visible = line.strip("\u2068\u2069")
+        assert visible and not visible.startswith((" ", "、", "，", "。", "）")), lines

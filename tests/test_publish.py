@@ -314,19 +314,32 @@ def test_headers_file_and_nginx_include_carry_the_same_headers(built_site):
         assert nginx.count(f'add_header {name} "{quoted}" always;') == nginx.count("location "), name
 
 
-def test_an_https_address_gets_strict_transport_security_everywhere(built_site, published_site):
-    """The published build (an https address) sends HSTS on every path, in ``_headers`` and in
-    every location of the nginx include; the local build (no address) does not."""
+@pytest.mark.parametrize(
+    ("site_url", "sent"),
+    [
+        ("https://books.example.org/", True),
+        ("HTTPS://books.example.org", True),
+        ("https://books.example.org/harness/", False),  # HSTS binds the whole host: its owner's call
+        ("http://books.example.org/", False),
+        ("/", False),
+    ],
+)
+def test_strict_transport_security_goes_with_an_https_address_at_the_hosts_root(tmp_path, site_url, sent):
+    """On every path, in ``_headers`` and in every location of the nginx include."""
+    site = _fake_site(tmp_path, "")
+    assert headers.write_all(site, site_url) == []
+    text = (site / "_headers").read_text(encoding="utf-8")
+    nginx = (site / headers.NGINX_HEADERS).read_text(encoding="utf-8")
     line = f"Strict-Transport-Security: {headers.HSTS}"
-    text = (published_site / "_headers").read_text(encoding="utf-8")
-    assert text.count(f"\n  {line}\n") == 1 and "\n/*\n" in text.split(line)[0]
-    nginx = (published_site / headers.NGINX_HEADERS).read_text(encoding="utf-8")
-    assert nginx.count(f'add_header Strict-Transport-Security "{headers.HSTS}" always;') == nginx.count(
-        "location "
-    )
-    for site in (built_site.path,):
+    assert text.count(f"\n  {line}\n") == int(sent), text
+    hsts = f'add_header Strict-Transport-Security "{headers.HSTS}" always;'
+    assert nginx.count(hsts) == (nginx.count("location ") if sent else 0), nginx
+
+
+def test_the_book_builds_send_no_strict_transport_security(built_site, published_site):
+    """The local build has no address, the published one a sub-path."""
+    for site in (built_site.path, published_site):
         assert "Strict-Transport-Security" not in (site / "_headers").read_text(encoding="utf-8")
-        assert "Strict-Transport-Security" not in (site / headers.NGINX_HEADERS).read_text(encoding="utf-8")
 
 
 def test_fingerprinted_assets_and_the_pyodide_folder_are_immutable(built_site):

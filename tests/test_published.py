@@ -279,9 +279,7 @@ def test_host_redirects_under_a_sub_path():
     Cloudflare Pages serve the uploaded folder at their own root, so ``_redirects`` matches
     paths without it (as ``_headers`` does) and sends the reader to the whole new address."""
     moves = moved.Moves(pages={"old/place/": "new/place/"})
-    netlify, nginx = moved.host_redirects(
-        moves, ["", "en/"], "/harness/", "https://books.example.org/harness/"
-    )
+    netlify, nginx = moved.host_redirects(moves, ["", "en/"], "https://books.example.org/harness/")
     rules = [line for line in netlify.splitlines() if line and not line.startswith("#")]
     assert rules == [
         "/old/place/ https://books.example.org/harness/new/place/ 301",

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Literal, NotRequired
 if TYPE_CHECKING or sys.version_info >= (3, 12):
     from typing import TypedDict
 else:  # pragma: no cover - Python 3.11
-    # Pydantic refuses typing.TypedDict before Python 3.12 and asks for typing_extensions' (the
-    # same type for everything else): used where it is installed, as it is wherever pydantic is.
+    # Pydantic refuses typing.TypedDict before Python 3.12 and asks for typing_extensions':
+    # used where it is installed, as it is wherever pydantic is. There, typing.is_typeddict()
+    # says False for these types (typing_extensions.is_typeddict() says True, on every version).
     try:
         from typing_extensions import TypedDict
     except ImportError:

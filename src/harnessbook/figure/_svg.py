@@ -200,9 +200,22 @@ _OPENING = frozenset("（「『《〈【")
 _CLOSING = frozenset("，。、；：！？）」』》〉】")
 
 
+def _visible(text: str, start: int, step: int) -> str:
+    """The first character of ``text`` from ``start`` on (``step`` 1) or back (-1) that is not
+    a format character (an isolate, a zero-width space): "" when there is none."""
+    while 0 <= start < len(text):
+        if unicodedata.category(text[start]) != "Cf":
+            return text[start]
+        start += step
+    return ""
+
+
 def _may_break(before: str, after: str) -> bool:
-    """Whether a line may end between ``before`` and ``after``: after a space, or beside a
-    Chinese character, but never just inside an opening bracket or before closing punctuation."""
+    """Whether a line may end between the visible characters ``before`` and ``after``: after a
+    space, or beside a Chinese character, but never just inside an opening bracket, before
+    closing punctuation, or before a space."""
+    if not before or not after or after == " ":
+        return False
     if before == " ":
         return True
     if before in _OPENING or after in _CLOSING:
@@ -212,26 +225,30 @@ def _may_break(before: str, after: str) -> bool:
 
 def _lines(text: str, room: float, size: float, most: int) -> tuple[list[str], bool]:
     """``text`` on at most ``most`` lines of ``room`` units each, broken where a line may end
-    (:func:`_may_break`; between any two characters when the line has no such place), the last
-    line cut with an ellipsis if the text still does not fit; and whether it was cut. Each line
-    is a paragraph of its own, so a line that starts inside a caller's isolate
+    (:func:`_may_break`, judged on the visible characters on either side; between any two
+    characters when the line has no such place), the last line cut with an ellipsis if the text
+    still does not fit; and whether it was cut. No line is empty or starts with a space. Each
+    line is a paragraph of its own, so a line that starts inside a caller's isolate
     (:func:`_isolate`) opens it again."""
     lines: list[str] = []
     rest, depth = _clean(text), 0
     while len(lines) < most - 1 and (len(rest) > SHOWN_CHARS or _width(rest, size) > room):
-        used, end, good = 0.0, 0, 0
+        used, end, good, shown = 0.0, 0, 0, False
         for index, char in enumerate(rest[:SHOWN_CHARS]):
             used += _char_width(char) * size
             if used > room:
                 break
             end = index + 1
-            if index + 1 < len(rest) and _may_break(char, rest[index + 1]):
+            shown = shown or (char != " " and unicodedata.category(char) != "Cf")
+            # An isolate's opening goes to the next line with what it opens; its closing stays.
+            inside = char in "\u2066\u2067\u2068" or rest[index + 1 : index + 2] == "\u2069"
+            if shown and not inside and _may_break(_visible(rest, index, -1), _visible(rest, index + 1, 1)):
                 good = index + 1
         cut = good or max(end, 1)
         line = rest[:cut].rstrip(" ")
         lines.append("\u2068" * depth + line)
         depth = max(0, depth + line.count("\u2068") - line.count("\u2069"))
-        rest = rest[cut:]
+        rest = rest[cut:].lstrip(" ")
     last, cut = _fit("\u2068" * depth + rest, room, size)
     return [*lines, last], cut
 

@@ -239,9 +239,10 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
             else:  # no room beside the id: the detail goes below it, on up to three lines
                 svg.label(x, y, ident, room, mono=True)
                 lines, cut = _lines(detail, room, 12, DETAIL_LINES)
-                for line in lines:
+                for number, line in enumerate(lines, 1):
                     y += ROW - 3
-                    svg.text(x, y, _wrap(line), cls="muted", size=12, full=detail if cut else None)
+                    whole = detail if cut and number == len(lines) else None  # the cut line's tooltip
+                    svg.text(x, y, _wrap(line), cls="muted", size=12, full=whole)
         if len(rows) > MAX_ROWS:
             y += ROW
             svg.text(PAD + 26, y, words["more"].format(n=len(rows) - MAX_ROWS), cls="muted", size=12)
