@@ -6,21 +6,14 @@ dicts whose every key is documented here; the top-level keys and those of ``pack
 their own page in the field reference.
 """
 
-import sys
 from typing import TYPE_CHECKING, Literal, NotRequired
 
-if TYPE_CHECKING or sys.version_info >= (3, 12):
-    from typing import TypedDict
-else:  # pragma: no cover - Python 3.11
-    # Pydantic refuses typing.TypedDict before Python 3.12 and asks for typing_extensions':
-    # used where it is installed, as it is wherever pydantic is. There, typing.is_typeddict()
-    # says False for these types (typing_extensions.is_typeddict() says True, on every version).
-    try:
-        from typing_extensions import TypedDict
-    except ImportError:
-        from typing import TypedDict
-
 from harnessbook.context_packet.request import TaskAnchor
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+else:  # the request's: typing_extensions' on Python 3.11 where it is installed (see request.py)
+    from harnessbook.context_packet.request import TypedDict
 
 __all__ = [
     "ContextPacketResult",
