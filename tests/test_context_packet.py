@@ -993,6 +993,68 @@ def test_typed_dicts_require_at_run_time_what_the_schemas_require():
     assert context_packet.LoadCondition.__required_keys__ == frozenset(load_condition["required"])
 
 
+def _enum_of(part: dict) -> list[str] | None:
+    """The values a schema property allows, when it names them (``enum``, ``const``), in order."""
+    if "items" in part:
+        part = part["items"]
+    if "enum" in part:
+        return part["enum"]
+    return None
+
+
+def test_every_literal_type_is_the_schemas_enum():
+    """Each key typed with one of the exported ``Literal`` aliases allows exactly the values, in
+    the same order, that the JSON Schema's ``enum`` names for it; ``KINDS``, ``RELEVANCES``,
+    ``FRESHNESSES`` and ``RULES`` are those values too. A result's ``freshness`` is typed
+    ``Freshness`` (``budget_fit`` and ``pointer``, called directly, copy what they are given),
+    where the result schema says ``const: "fresh"`` (the builder never selects expired items)."""
+    import typing
+
+    from harnessbook import context_packet, load_schema
+
+    aliases = {
+        getattr(context_packet, name): name
+        for name in (
+            "Kind",
+            "Relevance",
+            "Freshness",
+            "State",
+            "Phase",
+            "Decision",
+            "Rule",
+            "ExclusionReason",
+            "RefreshReason",
+            "ProvenanceKey",
+        )
+    }
+    assert all(name in context_packet.__all__ for name in aliases.values())
+    seen = set()
+    for name, (schema_name, definition) in SCHEMA_OBJECTS.items():
+        schema = load_schema(schema_name)
+        part = schema if definition is None else schema["$defs"][definition]
+        for key, hint in typing.get_type_hints(getattr(context_packet, name)).items():
+            literal = typing.get_args(hint)[0] if typing.get_origin(hint) is list else hint
+            if typing.get_origin(literal) is not typing.Literal:
+                continue
+            assert literal in aliases, f"{name}.{key} is typed with a Literal that has no exported name"
+            seen.add(aliases[literal])
+            expected = _enum_of(part["properties"][key])
+            if expected is None:  # a result's freshness: const "fresh"
+                assert (name, key) in {("SelectedItem", "freshness"), ("PointerItem", "freshness")}, (
+                    name,
+                    key,
+                )
+                assert part["properties"][key] == {"const": "fresh"}
+                assert "fresh" in typing.get_args(literal)
+                continue
+            assert list(typing.get_args(literal)) == expected, f"{name}.{key}"
+    assert seen == set(aliases.values())
+    assert typing.get_args(context_packet.Kind) == context_packet.KINDS
+    assert typing.get_args(context_packet.Relevance) == context_packet.RELEVANCES
+    assert typing.get_args(context_packet.Freshness) == context_packet.FRESHNESSES
+    assert typing.get_args(context_packet.Rule) == context_packet.RULES
+
+
 def test_pydantic_reads_every_typed_dict_and_accepts_what_the_builder_makes():
     """Pydantic refuses ``typing.TypedDict`` before Python 3.12; the package's types come from
     ``typing_extensions`` there (pydantic depends on it), so a harness that validates with

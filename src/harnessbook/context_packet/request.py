@@ -8,7 +8,7 @@ against these types.
 """
 
 import sys
-from typing import TYPE_CHECKING, Literal, NotRequired
+from typing import TYPE_CHECKING, Literal, NotRequired, get_args
 
 if TYPE_CHECKING or sys.version_info >= (3, 12):
     from typing import TypedDict
@@ -22,6 +22,9 @@ else:  # pragma: no cover - Python 3.11
         from typing import TypedDict
 
 __all__ = [
+    "Kind",
+    "Relevance",
+    "Freshness",
     "KINDS",
     "RELEVANCES",
     "FRESHNESSES",
@@ -30,13 +33,22 @@ __all__ = [
     "ContextPacketRequest",
 ]
 
-KINDS: tuple[str, ...] = ("constraint", "direct-evidence", "history-summary", "reference")
+Kind = Literal["constraint", "direct-evidence", "history-summary", "reference"]
+"""The type of a candidate's ``kind``, for annotating a caller's own code."""
+
+Relevance = Literal["current", "background"]
+"""The type of a candidate's ``relevance``."""
+
+Freshness = Literal["fresh", "expired"]
+"""The type of a candidate's ``freshness``."""
+
+KINDS: tuple[Kind, ...] = get_args(Kind)
 """The allowed values of a candidate's ``kind``."""
 
-RELEVANCES: tuple[str, ...] = ("current", "background")
+RELEVANCES: tuple[Relevance, ...] = get_args(Relevance)
 """The allowed values of a candidate's ``relevance``."""
 
-FRESHNESSES: tuple[str, ...] = ("fresh", "expired")
+FRESHNESSES: tuple[Freshness, ...] = get_args(Freshness)
 """The allowed values of a candidate's ``freshness``."""
 
 
@@ -60,7 +72,7 @@ class Candidate(TypedDict):
     id: str
     """Non-blank string, unique within the request. Every decision refers to it."""
 
-    kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
+    kind: Kind
     """The item's category. Decides its processing tier: constraint and direct-evidence
     first, then history-summary, then reference."""
 
@@ -72,11 +84,11 @@ class Candidate(TypedDict):
     """When the item was captured: an RFC 3339 full-date (``2026-07-15``) or date-time with
     a time zone (``2026-07-15T09:30:00Z``). Absent, null or blank blocks the packet."""
 
-    relevance: Literal["current", "background"]
+    relevance: Relevance
     """The item's relation to the current task. ``current`` together with
     ``kind: direct-evidence`` makes it current direct evidence."""
 
-    freshness: Literal["fresh", "expired"]
+    freshness: Freshness
     """Whether the item may still be used. ``expired`` items never enter ``selected``."""
 
     sizeUnits: int

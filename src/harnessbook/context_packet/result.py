@@ -8,7 +8,7 @@ their own page in the field reference.
 
 from typing import TYPE_CHECKING, Literal, NotRequired
 
-from harnessbook.context_packet.request import TaskAnchor
+from harnessbook.context_packet.request import Freshness, Kind, Relevance, TaskAnchor
 
 if TYPE_CHECKING:
     from typing import TypedDict
@@ -16,6 +16,13 @@ else:  # the request's: typing_extensions' on Python 3.11 where it is installed 
     from harnessbook.context_packet.request import TypedDict
 
 __all__ = [
+    "State",
+    "Phase",
+    "Decision",
+    "Rule",
+    "ExclusionReason",
+    "RefreshReason",
+    "ProvenanceKey",
     "ContextPacketResult",
     "Packet",
     "SelectedItem",
@@ -26,6 +33,28 @@ __all__ = [
     "RefreshItem",
     "EvidenceItem",
 ]
+
+State = Literal["ready", "blocked", "refresh_required"]
+"""The type of the result's ``state``."""
+
+Phase = Literal["assembled", "missing_provenance", "refresh_context"]
+"""The type of the result's ``phase``."""
+
+Decision = Literal["selected", "pointer", "excluded", "blocked", "not_assessed"]
+"""The type of an evidence record's ``decision``."""
+
+Rule = Literal["provenance_gate", "expiry", "conflict", "budget_fit", "pointer", "over_budget"]
+"""The type of an evidence record's ``rule``: the values of
+[`RULES`][harnessbook.context_packet.RULES], in the same order."""
+
+ExclusionReason = Literal["expired", "conflict", "over_budget"]
+"""The type of an excluded item's ``reason``."""
+
+RefreshReason = Literal["expired", "conflict"]
+"""The type of a refresh item's ``reason``."""
+
+ProvenanceKey = Literal["source", "capturedAt"]
+"""The type of each entry of an unknown item's ``missing``."""
 
 
 class LoadCondition(TypedDict):
@@ -43,15 +72,15 @@ class SelectedItem(TypedDict):
 
     id: str
     """The candidate's id."""
-    kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
+    kind: Kind
     """The candidate's kind."""
     source: str
     """The candidate's source."""
     capturedAt: str
     """The candidate's capture time."""
-    relevance: Literal["current", "background"]
+    relevance: Relevance
     """The candidate's relevance."""
-    freshness: Literal["fresh", "expired"]
+    freshness: Freshness
     """Always ``fresh``: expired items are never selected."""
     sizeUnits: int
     """The units this item takes from the budget."""
@@ -68,15 +97,15 @@ class PointerItem(TypedDict):
 
     id: str
     """The candidate's id."""
-    kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
+    kind: Kind
     """The candidate's kind."""
     source: str
     """The candidate's source."""
     capturedAt: str
     """The candidate's capture time."""
-    relevance: Literal["current", "background"]
+    relevance: Relevance
     """The candidate's relevance."""
-    freshness: Literal["fresh", "expired"]
+    freshness: Freshness
     """Always ``fresh``."""
     sizeUnits: int
     """The candidate's size."""
@@ -112,9 +141,9 @@ class ExcludedItem(TypedDict):
 
     id: str
     """The candidate's id."""
-    kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
+    kind: Kind
     """The candidate's kind."""
-    reason: Literal["expired", "conflict", "over_budget"]
+    reason: ExclusionReason
     """Why it was left out."""
     conflictsWith: NotRequired[list[str]]
     """``conflict`` only: the fresh current direct evidence ids this summary contradicts."""
@@ -129,7 +158,7 @@ class UnknownItem(TypedDict):
 
     id: str
     """The candidate's id."""
-    missing: list[Literal["source", "capturedAt"]]
+    missing: list[ProvenanceKey]
     """The provenance keys that are absent, null or blank, in this order."""
 
 
@@ -138,7 +167,7 @@ class RefreshItem(TypedDict):
 
     id: str
     """The candidate that needs refreshing: expired evidence or the conflicting summary."""
-    reason: Literal["expired", "conflict"]
+    reason: RefreshReason
     """Why."""
     source: NotRequired[str]
     """``expired`` only: where the expired evidence came from."""
@@ -155,13 +184,13 @@ class EvidenceItem(TypedDict):
 
     id: str
     """The candidate's id."""
-    kind: Literal["constraint", "direct-evidence", "history-summary", "reference"]
+    kind: Kind
     """The candidate's kind."""
-    decision: Literal["selected", "pointer", "excluded", "blocked", "not_assessed"]
+    decision: Decision
     """What happened to the candidate. A blocked result records ``blocked`` for each candidate
     that lacks provenance and ``not_assessed`` for every other one, all with the rule
     ``provenance_gate``."""
-    rule: Literal["provenance_gate", "expiry", "conflict", "budget_fit", "pointer", "over_budget"]
+    rule: Rule
     """The stable code of the rule that decided (see [`RULES`][harnessbook.context_packet.RULES])."""
     sizeUnits: int
     """The candidate's size."""
@@ -175,11 +204,11 @@ class ContextPacketResult(TypedDict):
     """What [`build_context_packet`][harnessbook.context_packet.build_context_packet] returns.
     Every key is always present."""
 
-    state: Literal["ready", "blocked", "refresh_required"]
+    state: State
     """``blocked`` when provenance is missing; ``refresh_required`` when anything needs
     refreshing; otherwise ``ready`` (the explicit rules hold, nothing more)."""
 
-    phase: Literal["assembled", "missing_provenance", "refresh_context"]
+    phase: Phase
     """The phase that goes with the state: ``assembled``, ``missing_provenance`` or
     ``refresh_context``."""
 

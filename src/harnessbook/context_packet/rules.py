@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final, Literal, TypedDict, cast
+from typing import Final, TypedDict, cast, get_args
 
 from harnessbook.context_packet.checks import _conflict_targets, _is_blank
 from harnessbook.context_packet.request import Candidate
@@ -25,7 +25,9 @@ from harnessbook.context_packet.result import (
     ExcludedItem,
     LoadCondition,
     PointerItem,
+    ProvenanceKey,
     RefreshItem,
+    Rule,
     SelectedItem,
     UnknownItem,
 )
@@ -55,7 +57,7 @@ Every build reads it; read-only, so that no caller can change another call's ord
 A read-only mapping (``types.MappingProxyType``), not a dict: ``json.dumps``, ``copy.deepcopy``
 and ``pickle`` refuse it; ``dict(...)`` makes a copy."""
 
-RULES: tuple[str, ...] = (
+RULES: tuple[Rule, ...] = (
     "provenance_gate",
     "expiry",
     "conflict",
@@ -70,7 +72,7 @@ RULES: tuple[str, ...] = (
 # Step 2: the provenance gate
 # ---------------------------------------------------------------------------
 
-_PROVENANCE_KEYS: tuple[Literal["source", "capturedAt"], ...] = ("source", "capturedAt")
+_PROVENANCE_KEYS: tuple[ProvenanceKey, ...] = get_args(ProvenanceKey)
 
 
 def provenance_gate(candidates: list[Candidate]) -> list[UnknownItem]:
