@@ -15,8 +15,16 @@ The conventions a page author uses (see docs/howto/run-examples.md):
   project's ``harnessbook`` on ``PATH``); the lines up to the next ``$`` are its exact output
   (stdout and stderr together).
 
-Any other fence language (``text``, ``mermaid``...) is prose. tests/test_docs_fences.py fails if
-a fence of a runnable language is not collected here, so nothing can silently go unrun.
+``text`` and ``yaml`` fences are prose (:data:`PROSE_LANGUAGES`). Any other fence that none of
+the forms above runs (```` ```py ````, ```` ```json ```` without a known title, a ``result.json``
+with no request before it...) is a failing example of its own, so ``pytest docs`` alone shows
+every fence that would otherwise go unrun; tests/test_docs_fences.py checks the same from a
+scanner of its own.
+
+A failure names the page and the line: a python block that raises shows the page's lines in its
+traceback (and the blocks after it on the page say they were not run, rather than fail on names
+it never defined); a request or result that is not JSON, or that the command line would refuse
+(a repeated key, ``NaN``), says so, with its line on the page.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import re
 import shlex
 import subprocess
 import sys
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -38,6 +47,8 @@ from sybil.parsers.abstract.doctest import DocTestStringParser
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
 from harnessbook import InvalidRequestError, build_context_packet, load_schema
+from harnessbook.cli import _parse_text as parse_request_text
+from harnessbook.cli import _Unreadable as UnreadableText
 from harnessbook.schemas import SCHEMA_FILES
 
 DOCS = Path(__file__).parent
@@ -51,8 +62,11 @@ FENCES = RawFencedCodeBlockLexer(
 )
 TITLE = re.compile(r'title="(?P<title>[^"]*)"')
 
-RUNNABLE_LANGUAGES = frozenset({"python", "pycon", "py", "json", "console", "shell", "bash", "sh"})
-"""Fence languages that must be collected as examples (tests/test_docs_fences.py)."""
+PROSE_LANGUAGES = frozenset({"text", "yaml"})
+"""Fence languages that are prose, never run. Every other fence must be one of the runnable forms
+in this module's docstring (:class:`UnrunFenceParser` fails it otherwise)."""
+PAIR_FOLLOWERS = frozenset({"result.json", "InvalidRequestError"})
+"""Titles of the fence that follows a request.json: what the builder must return for it."""
 
 
 def fence_title(region: Region) -> str | None:
@@ -60,21 +74,87 @@ def fence_title(region: Region) -> str | None:
     return match.group("title") if match else None
 
 
+def page_line(document: Document, offset: int) -> int:
+    """The 1-based line of the page at character ``offset``."""
+    return document.text.count("\n", 0, offset) + 1
+
+
+def _fail(example: Example) -> str:
+    """The evaluator of a region that is a failure found while parsing (its message)."""
+    return str(example.parsed)
+
+
+def failing_region(region: Region, message: str) -> Region:
+    return Region(region.start, region.end, parsed=message, evaluator=_fail)
+
+
 # --- python --------------------------------------------------------------------------------
+
+
+FAILED_AT = "__page_block_failed_at__"
+"""The namespace key that holds the line of the first python block of a page that raised."""
+
+
+def _page_traceback(error: BaseException, path: str) -> str:
+    """What went wrong in a block, in the page's words: the page's lines the exception passed
+    through, where it was raised when that is not the page, and the exception."""
+    frames = traceback.extract_tb(error.__traceback__)
+    shown = [
+        f"  line {frame.lineno}: {(frame.line or '').strip()}" for frame in frames if frame.filename == path
+    ]
+    if frames and frames[-1].filename != path:
+        last = frames[-1]
+        where = Path(last.filename)
+        where_shown = where.relative_to(ROOT) if where.is_relative_to(ROOT) else where
+        shown.append(f"  (raised in {where_shown}, line {last.lineno}, in {last.name})")
+    exception = "".join(traceback.format_exception_only(type(error), error)).rstrip()
+    return "\n".join(["this block raised an exception:", *shown, exception])
+
+
+class PageBlock:
+    """Runs one python block or doctest of a page. A plain block that raises is reported in the
+    page's words (not as the page reprinted up to that line), and marks the page: its later
+    blocks report that they were not run instead of each failing on a name it never defined."""
+
+    def __init__(self, evaluate: Callable[[Example], str | None], marks: bool) -> None:
+        self.evaluate = evaluate
+        self.marks = marks
+
+    def __call__(self, example: Example) -> str | None:
+        failed_at = example.namespace.get(FAILED_AT)
+        if failed_at is not None:
+            return (
+                f"not run: the python block at line {failed_at} of this page failed, and the page's "
+                "blocks share one namespace (fix that one first)"
+            )
+        if not self.marks:
+            return self.evaluate(example)
+        try:
+            return self.evaluate(example)
+        except Exception as error:
+            example.namespace[FAILED_AT] = example.line
+            return _page_traceback(error, example.path)
 
 
 class PythonFenceParser:
     """```python fences, with or without a title: code, or a doctest when it starts with >>>."""
 
     def __init__(self) -> None:
-        self.code = PythonEvaluator()
-        self.doctest = DocTestStringParser(DocTestEvaluator())
+        self.code = PageBlock(PythonEvaluator(), marks=True)
+        self.doctest = DocTestStringParser(PageBlock(DocTestEvaluator(), marks=False))
+
+    SKIPS = re.compile(r"doctest:.*[+]SKIP|\bpytest\s*\.\s*(?:skip|importorskip|xfail)\b|\bSkipTest\b")
+    """Ways a block could skip itself instead of running: each is a failure."""
 
     def __call__(self, document: Document) -> Iterator[Region]:
         for region in FENCES(document):
             if region.lexemes["language"] != "python":
                 continue
             source = region.lexemes["source"]
+            skip = self.SKIPS.search(source)
+            if skip is not None:
+                yield failing_region(region, f"{skip.group(0)!r}: the book's examples are never skipped")
+                continue
             if source.lstrip().startswith(">>>"):
                 for doctest_region in self.doctest(source, document.path):
                     doctest_region.adjust(region, source)
@@ -88,11 +168,28 @@ class PythonFenceParser:
 # --- json request / result pairs ------------------------------------------------------------
 
 
-def _diff(shown: str, actual: str) -> str:
-    """The lines that differ, as a unified diff from what the page shows to what ran."""
-    lines = difflib.unified_diff(
-        shown.splitlines(), actual.splitlines(), "shown on the page", "actual", n=2, lineterm=""
+TRAILING = re.compile(r"[ \t]+$")
+VISIBLE = str.maketrans({" ": "\u2420", "\t": "\u2409"})  # SYMBOL FOR SPACE, SYMBOL FOR HORIZONTAL TABULATION
+
+
+def _diff(shown: str, actual: str, first_line: int | None = None) -> str:
+    """The lines that differ, as a unified diff from what the page shows to what ran.
+
+    ``first_line`` is the page's line of the shown text's first line: the diff's line numbers
+    count from there. White space at the end of a changed line is drawn (␠ a space, ␉ a tab),
+    or two lines that differ only there would look the same."""
+    source = "shown on the page" + (f" (diff line 1 is line {first_line} of the page)" if first_line else "")
+    lines = list(
+        difflib.unified_diff(shown.splitlines(), actual.splitlines(), source, "actual", n=2, lineterm="")
     )
+    marked = False
+    for index, line in enumerate(lines):
+        if index > 1 and line[:1] in "+-" and TRAILING.search(line):
+            body = TRAILING.sub("", line)
+            lines[index] = body + line[len(body) :].translate(VISIBLE)
+            marked = True
+    if marked:
+        lines.append("(␠ marks a space and ␉ a tab at the end of a line)")
     return "\n".join(lines)
 
 
@@ -110,48 +207,71 @@ class RequestResultParser:
                 continue
             follower = regions[index + 1] if index + 1 < len(regions) else None
             kind = fence_title(follower) if follower is not None else None
-            if follower is None or kind not in ("result.json", "InvalidRequestError"):
-                raise ValueError(
-                    f"{document.path}, line {document.text.count(chr(10), 0, region.start) + 1}: "
-                    "a request.json fence must be followed by a result.json or an "
-                    "InvalidRequestError fence"
+            if follower is None or kind not in PAIR_FOLLOWERS:
+                yield failing_region(
+                    region,
+                    "a request.json fence must be followed by a result.json or an InvalidRequestError "
+                    "fence: what the builder must return for it",
                 )
+                continue
             yield Region(
                 region.start,
                 follower.end,
                 parsed=(
                     str(region.lexemes["source"]),
+                    page_line(document, region.start) + 1,
                     kind,
                     str(follower.lexemes["source"]),
-                    document.text.count("\n", 0, follower.start) + 1,
+                    page_line(document, follower.start) + 1,
                 ),
                 evaluator=self.evaluate,
             )
 
     @staticmethod
-    def evaluate(example: Example) -> str | None:
-        request_text, kind, expected_text, line = example.parsed
-        where = f"the {kind} fence (line {line})"
-        request = json.loads(request_text)
+    def read(text: str, title: str, first_line: int) -> object:
+        """The JSON of a fence, read as strictly as ``harnessbook build`` reads a file: a page's
+        request must be one a reader can save and run (no repeated key, no ``NaN``)."""
+        try:
+            return parse_request_text(text)
+        except UnreadableText as error:
+            message = str(error.args[0])
+            position = getattr(error, "position", None)
+            if position is not None:  # "is not JSON: <reason> (line L, column C)" within the fence
+                reason, line, column = position
+                message = f"is not JSON: {reason} (line {first_line + line - 1} of the page, column {column})"
+            raise ValueError(f"{title} {message}") from None
+
+    @classmethod
+    def evaluate(cls, example: Example) -> str | None:
+        request_text, request_line, kind, expected_text, line = example.parsed
+        where = f"the {kind} fence (line {line - 1})"
+        try:
+            request = cls.read(request_text, "request.json", request_line)
+            if kind == "result.json":
+                expected = cls.read(expected_text, "result.json", line)
+        except ValueError as error:
+            return str(error)
         try:
             result = build_context_packet(request)
         except InvalidRequestError as error:
             if kind != "InvalidRequestError":
                 return f"the builder refused the request:\n{error}"
             actual = "\n".join(error.problems)
-            expected = expected_text.rstrip("\n")
-            if actual != expected:
-                return f"problems differ from {where}:\n{_diff(expected, actual)}"
+            shown = expected_text.rstrip("\n")
+            if actual != shown:
+                return f"problems differ from {where}:\n{_diff(shown, actual, line)}"
             return None
         if kind != "result.json":
             return f"the request was accepted, but {where} shows an error. Result:\n{_show_json(result)}"
-        expected = json.loads(expected_text)
         shown, actual = expected_text.rstrip("\n"), _show_json(result)
         if result != expected:
-            return f"result differs from {where}:\n{_diff(shown, actual)}\nThe whole result:\n{actual}"
+            return f"result differs from {where}:\n{_diff(shown, actual, line)}\nThe whole result:\n{actual}"
         # The shown text must also be exactly what the CLI prints, key order included.
         if shown != actual:
-            return f"the result is equal to {where}, but not laid out as the builder prints it:\n{_diff(shown, actual)}"
+            return (
+                f"the result is equal to {where}, but not laid out as the builder prints it:\n"
+                f"{_diff(shown, actual, line)}"
+            )
         return None
 
 
@@ -206,34 +326,51 @@ class ConsoleParser:
         for region in FENCES(document):
             if region.lexemes["language"] != "console":
                 continue
-            region.parsed = self.steps(str(region.lexemes["source"]))
+            first_line = page_line(document, region.start) + 1
+            try:
+                steps = self.numbered_steps(str(region.lexemes["source"]), first_line)
+            except ValueError as error:  # one failed example, not an error that stops the run
+                yield failing_region(region, f"this console fence cannot be read: {error}")
+                continue
+            region.parsed = steps
             region.evaluator = self.evaluate
             yield region
 
-    @staticmethod
-    def steps(source: str) -> list[tuple[str, str]]:
+    @classmethod
+    def steps(cls, source: str) -> list[tuple[str, str]]:
         """(command, shown output) pairs. A command line that ends in a backslash goes on in the
         next line, shown after bash's secondary prompt ``> `` (so a long command fits the page)."""
-        steps: list[tuple[str, list[str]]] = []
+        return [(command, shown) for command, shown, _ in cls.numbered_steps(source, 1)]
+
+    @staticmethod
+    def numbered_steps(source: str, first_line: int) -> list[tuple[str, str, int]]:
+        """:meth:`steps`, each with the page's line of its ``$`` (``first_line`` is the fence's
+        first line of content)."""
+        steps: list[tuple[str, list[str], int]] = []
         continued = False
-        for line in source.splitlines():
+        for number, line in enumerate(source.splitlines(), start=first_line):
             if continued:
                 if not line.startswith("> "):
-                    raise ValueError(f"a command line ending in '\\' must go on in a '> ' line, got {line!r}")
-                steps[-1] = (steps[-1][0] + "\n" + line[2:], steps[-1][1])
+                    raise ValueError(
+                        f"line {number}: a command line ending in '\\' must go on in a '> ' line, got {line!r}"
+                    )
+                steps[-1] = (steps[-1][0] + "\n" + line[2:], steps[-1][1], steps[-1][2])
             elif line.startswith("$ "):
-                steps.append((line[2:], []))
+                steps.append((line[2:], [], number))
             elif not steps:
-                raise ValueError(f"console fence must start with a '$ ' command line, got {line!r}")
+                raise ValueError(
+                    f"line {number}: console fence must start with a '$ ' command line, got {line!r}"
+                )
             else:
                 steps[-1][1].append(line)
             # An odd number of backslashes: the last one escapes the newline (as bash reads it).
             continued = not steps[-1][1] and (len(line) - len(line.rstrip("\\"))) % 2 == 1
         if continued:
             raise ValueError(
-                f"the last command line ends in '\\' with no '> ' line after it: {steps[-1][0]!r}"
+                f"line {steps[-1][2]}: the last command line ends in '\\' with no '> ' line after it:"
+                f" {steps[-1][0]!r}"
             )
-        return [(command, "\n".join(lines)) for command, lines in steps]
+        return [(command, "\n".join(lines), number) for command, lines, number in steps]
 
     @staticmethod
     def evaluate(example: Example) -> str | None:
@@ -244,7 +381,7 @@ class ConsoleParser:
         marker = "__harnessbook_step__"
         script = "\n".join(
             f"__status=$?; printf '%s %s\\n' {shlex.quote(marker)} $__status; (exit $__status)\n{command}"
-            for command, _ in example.parsed
+            for command, _, _ in example.parsed
         )
         script += f"\n__status=$?; printf '%s %s\\n' {shlex.quote(marker)} $__status"
         completed = subprocess.run(
@@ -262,17 +399,20 @@ class ConsoleParser:
         markers, outputs = parts[1::2], parts[2::2][: len(example.parsed)]
         statuses = [int(status) for status in markers[1:]]
         failures = []
-        for index, ((command, expected), actual) in enumerate(zip(example.parsed, outputs, strict=False)):
+        for index, ((command, expected, line), actual) in enumerate(
+            zip(example.parsed, outputs, strict=False)
+        ):
             shown, ran = expected.rstrip("\n"), actual.rstrip("\n")
             if ran != shown:
-                failures.append(f"$ {command}\n{_diff(shown, ran)}")
+                output_line = line + command.count("\n") + 1
+                failures.append(f"line {line}: $ {command}\n{_diff(shown, ran, output_line)}")
             # A command that fails without a word would pass unseen: it must show its output or
             # be followed by a shown `echo $?`.
             following = example.parsed[index + 1][0].strip() if index + 1 < len(example.parsed) else ""
             status = statuses[index] if index < len(statuses) else 0
             if status != 0 and not expected.strip() and following != "echo $?":
                 failures.append(
-                    f"$ {command}\nexited {status} with nothing shown (show its output or `echo $?`)"
+                    f"line {line}: $ {command}\nexited {status} with nothing shown (show its output or `echo $?`)"
                 )
         if len(markers) != len(example.parsed) + 1:
             ended = example.parsed[len(markers) - 1][0] if markers else "(before the first command)"
@@ -280,11 +420,53 @@ class ConsoleParser:
         return "\n\n".join(failures) or None
 
 
+# --- fences nothing runs --------------------------------------------------------------------
+
+
+class UnrunFenceParser:
+    """Every fence that none of the parsers above runs and that is not prose: one failing
+    example each, so that ``pytest docs`` alone shows a fence that would otherwise go unrun
+    (```` ```py ````, ```` ```pycon ````, ```` ```bash ````, a ``json`` fence without a title the
+    book knows, ``title='request.json'`` in single quotes, a ``result.json`` with no request
+    before it). It mirrors the other parsers' choices; tests/test_docs_fences.py checks the same
+    with a scanner of its own."""
+
+    def __call__(self, document: Document) -> Iterator[Region]:
+        regions = list(FENCES(document))
+        for index, region in enumerate(regions):
+            language, title = region.lexemes["language"], fence_title(region)
+            previous = regions[index - 1] if index else None
+            follows_request = (
+                previous is not None
+                and previous.lexemes["language"] == "json"
+                and fence_title(previous) == "request.json"
+            )
+            if language in ("python", "console"):
+                continue
+            if language == "json" and (title == "request.json" or (title or "").endswith(".schema.json")):
+                continue
+            if title in PAIR_FOLLOWERS and follows_request:
+                continue
+            if language in PROSE_LANGUAGES and title not in PAIR_FOLLOWERS:
+                continue
+            info = f"```{language}" + (
+                f" {region.lexemes['attributes']}" if region.lexemes["attributes"] else ""
+            )
+            yield failing_region(
+                region,
+                f"{info} is never run. Write ```python or ```console to run it, a "
+                '```json title="request.json" followed by its result.json or InvalidRequestError '
+                f"fence, or ```text for prose (prose languages: {', '.join(sorted(PROSE_LANGUAGES))}); "
+                "docs/howto/run-examples.en.md lists the forms",
+            )
+
+
 PARSERS: list[Callable[[Document], Iterable[Region]]] = [
     PythonFenceParser(),
     RequestResultParser(),
     SchemaFenceParser(),
     ConsoleParser(),
+    UnrunFenceParser(),
 ]
 
 pytest_collect_file = Sybil(

@@ -1,9 +1,10 @@
 """Nothing on a page can silently go unrun.
 
-docs/conftest.py tells Sybil how to run each kind of fence. This file checks the other side:
-every fence of a runnable language on every page (both editions) is covered by an example
-Sybil collects, no example can be skipped, and a request.json always comes with the result
-(or the InvalidRequestError) it must produce.
+docs/conftest.py tells Sybil how to run each kind of fence, and makes every other fence that is
+not prose a failing example of its own (so ``pytest docs`` alone reports it). This file checks
+the other side: every fence that is not prose on every page (both editions) is covered by an
+example Sybil collects and runs, no example can be skipped, and a request.json always comes with
+the result (or the InvalidRequestError) it must produce.
 
 Fences are found here by a scanner of our own, independent of the lexer docs/conftest.py uses,
 so a fence that lexer cannot see (an odd indentation, a ``{.python}`` info string, tildes) is
@@ -33,7 +34,7 @@ def _load_docs_conftest():
 
 
 DOCS_CONFTEST = _load_docs_conftest()
-RUNNABLE_LANGUAGES = DOCS_CONFTEST.RUNNABLE_LANGUAGES
+PROSE_LANGUAGES = DOCS_CONFTEST.PROSE_LANGUAGES
 # The same configuration as docs/conftest.py's ``pytest_collect_file``.
 SYBIL = Sybil(parsers=DOCS_CONFTEST.PARSERS, patterns=["*.md"], excludes=["examples/*"], path=str(DOCS))
 
@@ -108,8 +109,14 @@ def fence_problems(path: Path) -> list[str]:
         document = SYBIL.parse(path)
     except Exception as error:  # a parser refusing the page (e.g. a lonely request.json)
         return [f"{name}: Sybil cannot parse the page: {error}"]
-    regions = [example.region for example in document]
-    problems: list[str] = []
+    # conftest's failing examples (a fence nothing runs...) are reported, and cover nothing.
+    examples = list(document)
+    regions = [example.region for example in examples if example.region.evaluator is not DOCS_CONFTEST._fail]
+    problems: list[str] = [
+        f"{name}, line {example.line}: pytest docs reports: {example.region.parsed}"
+        for example in examples
+        if example.region.evaluator is DOCS_CONFTEST._fail
+    ]
     fences = scan_fences(text)
 
     for position, fence in enumerate(fences):
@@ -117,7 +124,7 @@ def fence_problems(path: Path) -> list[str]:
             f' title="{fence.title}"' if fence.title else ""
         )
         covered = [r for r in regions if r.start < fence.end and fence.start < r.end]
-        must_run = fence.language in RUNNABLE_LANGUAGES or fence.title in PAIR_FOLLOWERS
+        must_run = fence.language not in PROSE_LANGUAGES or fence.title in PAIR_FOLLOWERS
         if must_run and not covered:
             problems.append(
                 f"{where}: not collected by Sybil, so never run (write ```python or ```console to run"
@@ -196,9 +203,16 @@ BROKEN_PAGES = {
     "lonely-result": ('```json title="result.json"\n{}\n```\n', "not collected by Sybil"),
     "lonely-request": (
         '```json title="request.json"\n{}\n```\n\nText.\n\n```text\nnot a result\n```\n',
-        "Sybil cannot parse the page",
+        "must be followed by a result.json or an InvalidRequestError fence",
     ),
-    "request-at-end": ('```json title="request.json"\n{}\n```\n', "Sybil cannot parse the page"),
+    "request-at-end": (
+        '```json title="request.json"\n{}\n```\n',
+        "must be followed by a result.json or an InvalidRequestError fence",
+    ),
+    "single-quoted-title": ("```json title='request.json'\n{}\n```\n", "not collected by Sybil"),
+    "other-case-title": ('```json title="Request.json"\n{}\n```\n', "not collected by Sybil"),
+    "python3-fence": ("```python3\nprint(1)\n```\n", "not collected by Sybil"),
+    "shell-session": ("```shell-session\n$ harnessbook demo\n```\n", "not collected by Sybil"),
     "doctest-skip": ("```python\n>>> 1 + 1  # doctest: +SKIP\n3\n```\n", "+SKIP"),
     "pytest-skip": ("```python\nimport pytest\npytest.skip('later')\n```\n", "pytest skip"),
     "skip-comment": ("<!-- skip: next -->\n\n```python\nprint(1)\n```\n", "Sybil directive comment"),
@@ -213,6 +227,23 @@ def test_a_broken_page_is_caught(tmp_path: Path, case: str):
     page.write_text(f"# Broken {{#broken}}\n\n{body}", encoding="utf-8")
     problems = fence_problems(page)
     assert any(expected in problem for problem in problems), problems
+
+
+@pytest.mark.parametrize("case", sorted(set(BROKEN_PAGES) - {"skip-comment"}))
+def test_pytest_docs_alone_fails_a_broken_page(tmp_path: Path, case: str):
+    """The same pages, as ``pytest docs`` runs them (docs/conftest.py alone): each has a failing
+    example. (A Sybil directive comment does nothing, as no parser reads it: the block after it
+    runs, and only the check above reports the comment.)"""
+    body, _ = BROKEN_PAGES[case]
+    page = tmp_path / "broken.md"
+    page.write_text(f"# Broken {{#broken}}\n\n{body}", encoding="utf-8")
+    failures = []
+    for example in SYBIL.parse(page):
+        try:
+            example.evaluate()
+        except Exception as error:
+            failures.append(str(error))
+    assert failures, f"{case}: every example passed"
 
 
 def test_a_good_page_passes(tmp_path: Path):
@@ -279,6 +310,46 @@ $.taskAnchor.goal: not the builder's words
 3
 ```
 
+```python
+import json
+data = json.loads("{")
+```
+
+```python
+print(data)
+```
+
+```json title="request.json"
+{"taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "t"},
+ "budgetUnits": 8 "candidates": []}
+```
+
+```json title="result.json"
+{}
+```
+
+```json title="request.json"
+{"taskAnchor": {"goal": "g", "stopCondition": "s", "verificationTarget": "t"},
+ "budgetUnits": 8, "budgetUnits": 9, "candidates": []}
+```
+
+```text title="InvalidRequestError"
+$.budgetUnits: not the builder's words
+```
+
+```console
+$harnessbook --help
+```
+
+```py
+print("never run")
+```
+
+```console
+$ printf 'trailing \\n'
+trailing
+```
+
 ```console
 $ (exit 3)
 $ echo $?
@@ -287,22 +358,37 @@ $ echo $?
 """
 
 BROKEN_PAGE_FAILURES = [
-    "$ echo hello\n--- shown on the page\n+++ actual\n@@ -1 +1 @@\n-goodbye\n+hello",
-    "$ echo $?\n--- shown on the page\n+++ actual\n@@ -1 +1 @@\n-0\n+3",
+    "line 4: $ echo hello\n--- shown on the page (diff line 1 is line 5 of the page)\n+++ actual\n"
+    "@@ -1 +1 @@\n-goodbye\n+hello",
+    "line 10: $ echo $?\n--- shown on the page (diff line 1 is line 11 of the page)\n+++ actual\n"
+    "@@ -1 +1 @@\n-0\n+3",
     "the session ended during `$ exit 7`",
-    "$ false\nexited 1 with nothing shown",
-    "problems differ from the InvalidRequestError fence (line 30):\n--- shown on the page\n+++ actual\n"
+    "line 21: $ false\nexited 1 with nothing shown",
+    "problems differ from the InvalidRequestError fence (line 30):\n"
+    "--- shown on the page (diff line 1 is line 31 of the page)\n+++ actual\n"
     "@@ -1 +1,3 @@\n-$.taskAnchor.goal: not the builder's words\n",
     "the result is equal to the result.json fence (line 38), but not laid out as the builder prints it",
     "context-packet-request.schema.json: snippet src/harnessbook/schemas/context-packet-result.schema.json "
     "is not that schema file",
     "Expected:\n    3\nGot:\n    2",
+    'this block raised an exception:\n  line 53: data = json.loads("{")\n',
+    "json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes",
+    "not run: the python block at line 51 of this page failed",
+    "request.json is not JSON: Expecting ',' delimiter (line 62 of the page, column 19)",
+    "request.json repeats the key $.budgetUnits: JSON readers disagree on which value counts",
+    "this console fence cannot be read: line 79: console fence must start with a '$ ' command line",
+    "```py is never run. Write ```python or ```console to run it",
+    "-trailing\n+trailing\u2420\n(\u2420 marks a space and \u2409 a tab at the end of a line)",
 ]
-"""What the book's evaluators (docs/conftest.py) report for each example of BROKEN_PAGE: the
-console evaluator (wrong output, a session that ends early, a command that fails without a word), a wrong InvalidRequestError, a result equal but not printed as the builder
-prints it, and a schema fence of the wrong file (the page run-examples shows only the python and
-the result.json failures), and a doctest whose output is wrong. The page's last example, a
-command that fails and is followed by a shown `echo $?`, is right and must pass."""
+"""What the book's evaluators (docs/conftest.py) report for each example of BROKEN_PAGE, each
+with its line on the page: the console evaluator (wrong output, a session that ends early, a
+command that fails without a word), a wrong InvalidRequestError, a result equal but not printed
+as the builder prints it, a schema fence of the wrong file, a doctest whose output is wrong, a
+python block that raises (its page line, not the page reprinted) and the block after it (not
+run), a request that is not JSON and one with a repeated key, a console fence that cannot be
+read (one failure, not an error that stops the run), a ```py fence, and output that differs only
+by a trailing space (drawn). The page's last example, a command that fails and is followed by a
+shown `echo $?`, is right and must pass."""
 
 
 def test_every_evaluator_fails_an_example_shown_wrong(tmp_path: Path):
@@ -328,7 +414,7 @@ def test_every_evaluator_fails_an_example_shown_wrong(tmp_path: Path):
         timeout=120,
     )
     assert completed.returncode == 1, completed.stdout + completed.stderr
-    assert f"{len(BROKEN_PAGE_FAILURES)} failed, 1 passed" in completed.stdout, completed.stdout
+    assert "15 failed, 1 passed" in completed.stdout, completed.stdout  # every example but the last
     for failure in BROKEN_PAGE_FAILURES:
         assert failure in completed.stdout, f"not reported: {failure!r}\n{completed.stdout}"
 
