@@ -39,6 +39,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from sybil import Document, Example, Region, Sybil
 from sybil.evaluators.doctest import DocTestEvaluator
@@ -141,7 +142,7 @@ class PythonFenceParser:
 
     def __init__(self) -> None:
         self.code = PageBlock(PythonEvaluator(), marks=True)
-        self.doctest = DocTestStringParser(PageBlock(DocTestEvaluator(), marks=False))
+        self.doctest = DocTestStringParser(DocTestEvaluator())
 
     SKIPS = re.compile(r"doctest:.*[+]SKIP|\bpytest\s*\.\s*(?:skip|importorskip|xfail)\b|\bSkipTest\b")
     """Ways a block could skip itself instead of running: each is a failure."""
@@ -158,6 +159,8 @@ class PythonFenceParser:
             if source.lstrip().startswith(">>>"):
                 for doctest_region in self.doctest(source, document.path):
                     doctest_region.adjust(region, source)
+                    assert doctest_region.evaluator is not None
+                    doctest_region.evaluator = PageBlock(doctest_region.evaluator, marks=False)
                     yield doctest_region
             else:
                 region.parsed = source
@@ -228,7 +231,7 @@ class RequestResultParser:
             )
 
     @staticmethod
-    def read(text: str, title: str, first_line: int) -> object:
+    def read(text: str, title: str, first_line: int) -> Any:
         """The JSON of a fence, read as strictly as ``harnessbook build`` reads a file: a page's
         request must be one a reader can save and run (no repeated key, no ``NaN``)."""
         try:
