@@ -435,3 +435,91 @@ def test_a_console_command_goes_on_after_a_backslash():
         steps("$ echo one \\")
     # Two backslashes are one escaped backslash: the command ends there.
     assert steps("$ echo one \\\\\none \\") == [("echo one \\\\", "one \\")]
+
+
+# --- comments in code are English ---------------------------------------------------------------
+
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+
+def code_comments(language: str, source: str) -> list[tuple[int, str]]:
+    """(line within the fence, comment) of every comment in a python or console fence."""
+    import io
+    import tokenize
+
+    if language == "console":
+        return [
+            (number, line[line.index(" #") + 1 :])
+            for number, line in enumerate(source.splitlines(), start=1)
+            if line.startswith(("$ ", "> ")) and " #" in line
+        ]
+    lines = source.splitlines()
+    if source.lstrip().startswith(">>>"):  # a doctest: its code lines only, prompts removed
+        lines = [line[4:] if line.startswith((">>> ", "... ")) else "" for line in lines]
+    comments = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            if token.type == tokenize.COMMENT:
+                comments.append((token.start[0], token.string))
+    except (tokenize.TokenError, SyntaxError):  # pragma: no cover - every page's code tokenizes
+        raise AssertionError(f"cannot tokenize:\n{source}") from None
+    return comments
+
+
+def test_comments_in_the_pages_code_are_english():
+    """Code, identifiers and comments are English in both editions (CONTRIBUTING); what a Chinese
+    reader needs to know goes in the prose around the block."""
+    problems = []
+    for page in doc_pages():
+        text = page.read_text(encoding="utf-8")
+        for fence in scan_fences(text):
+            if fence.language not in ("python", "console"):
+                continue
+            source = text[fence.start : fence.end].split("\n", 1)[1].rsplit("```", 1)[0]
+            for number, comment in code_comments(fence.language, source):
+                if CJK.search(comment):
+                    problems.append(f"{page.relative_to(DOCS)}, line {fence.line + number}: {comment}")
+    assert not problems, "comments in code must be English:\n" + "\n".join(problems)
+
+
+def test_the_comment_check_finds_a_chinese_comment():
+    assert code_comments("python", ">>> x = 1  # 只读的映射\n>>> x\n1\n") == [(1, "# 只读的映射")]
+    assert code_comments("python", "s = '# 不是注释'  # a comment\n") == [(1, "# a comment")]
+    assert code_comments("console", "$ harnessbook demo  # 演示\noutput # 不是\n") == [(1, "# 演示")]
+
+
+# --- a file a page says is the same request ---------------------------------------------------
+
+SAME_REQUEST = {
+    "chapters/06-context-packet/interface.md": "interface-zh-request.json",
+    "chapters/06-context-packet/interface.en.md": "interface-en-request.json",
+    "howto/run-examples.md": "run-examples-zh-empty.json",
+    "howto/run-examples.en.md": "run-examples-en-empty.json",
+}
+"""Pages whose prose says their console block builds the very request of their first
+request.json block ("the command line takes the same request"), and the file it builds."""
+
+
+def request_blocks(text: str) -> list[object]:
+    import json
+    import textwrap
+
+    blocks = []
+    for fence in scan_fences(text):
+        if fence.language == "json" and fence.title == "request.json":
+            body = text[fence.start : fence.end].split("\n", 1)[1].rsplit("\n", 2)[0]
+            blocks.append(json.loads(textwrap.dedent(body)))
+    return blocks
+
+
+@pytest.mark.parametrize("page", sorted(SAME_REQUEST))
+def test_a_request_file_said_to_be_the_pages_request_is_that_request(page: str):
+    import json
+
+    name = SAME_REQUEST[page]
+    text = (DOCS / page).read_text(encoding="utf-8")
+    assert f"harnessbook build {name}" in text, f"{page} no longer builds {name}"
+    shown = request_blocks(text)[0]
+    assert json.loads((DOCS / "examples" / name).read_text(encoding="utf-8")) == shown, (
+        f"docs/examples/{name} is not the first request.json of {page}"
+    )
