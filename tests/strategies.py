@@ -293,6 +293,16 @@ def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> Any:
             candidate["conflictsWith"] = targets[0]
         else:
             candidate["conflictsWith"] = targets
+    # A conflict needs a fresh summary that names fresh, current direct evidence, and the labels
+    # drawn above meet that in about one request in twenty: one request in three makes it so.
+    if len(candidates) >= 2 and draw(st.integers(0, 2)) == 0:
+        summary, evidence_index = draw(
+            st.lists(st.integers(0, len(candidates) - 1), min_size=2, max_size=2, unique=True)
+        )
+        candidates[summary].update(kind="history-summary", freshness="fresh")
+        candidates[evidence_index].update(kind="direct-evidence", relevance="current", freshness="fresh")
+        candidates[evidence_index].pop("conflictsWith", None)  # only a summary may declare one
+        candidates[summary]["conflictsWith"] = candidates[evidence_index]["id"]
     # Shuffle the key order of some candidates: the result must not depend on it.
     if candidates and draw(st.booleans()):
         index = draw(st.integers(0, len(candidates) - 1))
