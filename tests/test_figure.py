@@ -285,6 +285,81 @@ def test_role_title_and_one_sentence_description(lang):
         assert not HAN.search(svg), "Chinese words in the English figure"
 
 
+RICH = [
+    candidate("a", size=2),
+    candidate("b", size=3),
+    candidate("big", size=10, reference="ref://big"),
+    candidate("huge", size=20),
+    candidate("gone", freshness="expired"),
+    candidate(
+        "old", kind="history-summary", relevance="background", source="injected:memory", conflictsWith=["a"]
+    ),
+    candidate("huge2", size=30),
+]
+"""A result whose counts all differ (2 selected, 1 pointer, 4 excluded, 2 to refresh) and whose
+units do too (needs 10 with 1 available), so that a swapped number shows."""
+
+RICH_SHOWN = {
+    "en": (
+        "A context packet with a budget of 6 units: 2 selected using 5 units, 1 pointer, 4 excluded, "
+        "2 to refresh, 0 missing provenance; state refresh_required, phase refresh_context.",
+        [
+            "needs 10 · 1 available",
+            "over budget: needs 20 · 1 available",
+            "over budget: needs 30 · 1 available",
+            "conflicts with a",
+            "expired, from injected:test-output",
+            "conflicts with a, from injected:memory",
+        ],
+    ),
+    "zh": (
+        "预算 6 单位的 context packet：选入 2 项共 5 单位，1 个指针，排除 4 项，2 项待刷新，0 项缺少出处；"
+        "状态 refresh_required，阶段 refresh_context。",
+        [
+            "需要 10 · 可用 1",
+            "超预算：需要 20 · 可用 1",
+            "超预算：需要 30 · 可用 1",
+            "与 a 冲突",
+            "过期，来源 injected:test-output（2026-07-15）",
+            "与 a 冲突，来源 injected:memory",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_description_and_the_details_give_each_number_in_its_place(lang):
+    """Each count of the one-sentence description, and the units of each detail, in its place:
+    the demo's figure (1 excluded, 1 to refresh...) could not tell a swap. A refresh row for a
+    conflict names the summary's source, not the evidence's."""
+    root = parse(render_svg(build_context_packet(request(RICH, budget=6)), lang))
+    sentence, details = RICH_SHOWN[lang]
+    assert root[1].text == sentence
+    texts = ["".join(element.itertext()).translate(ISOLATES) for element in root.iter(f"{SVG_NS}text")]
+    for detail in details:
+        assert detail in texts, (detail, texts)
+
+
+@pytest.mark.parametrize(
+    ("lang", "sentence"),
+    [
+        (
+            "en",
+            "A context packet with a budget of 1 unit: 1 selected using 1 unit, 0 pointers, 0 excluded, "
+            "0 to refresh, 0 missing provenance; state ready, phase assembled.",
+        ),
+        (
+            "zh",
+            "预算 1 单位的 context packet：选入 1 项共 1 单位，0 个指针，排除 0 项，0 项待刷新，0 项缺少出处；"
+            "状态 ready，阶段 assembled。",
+        ),
+    ],
+)
+def test_the_description_says_one_unit_and_no_pointers_in_the_singular_and_plural(lang, sentence):
+    root = parse(render_svg(build_context_packet(request([candidate("one")], budget=1)), lang))
+    assert root[1].text == sentence
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_rules_flow_is_accessible_and_follows_rules(lang):
     svg = render_rules_flow(lang)
@@ -422,6 +497,16 @@ def test_thousands_of_small_items_are_a_few_hundred_shapes_covering_the_used_bud
     )
     wide = [r for r in parse(render_svg(mixed, "en")).iter(f"{SVG_NS}rect") if number(r, "height") == 28]
     assert any(number(r, "width") == pytest.approx(2_000 * INNER / 5_000) for r in wide)
+
+
+@pytest.mark.parametrize("rows", [MAX_ROWS - 1, MAX_ROWS, MAX_ROWS + 1])
+def test_a_list_is_cut_only_past_max_rows(rows):
+    many = [candidate(f"item-{n:03}", size=1) for n in range(rows)]
+    text = shown_text(parse(render_svg(build_context_packet(request(many, budget=rows)), "en")))
+    shown = min(rows, MAX_ROWS)
+    assert f"item-{shown - 1:03}" in text and f"item-{shown:03}" not in text
+    assert ("and 1 more" in text) == (rows > MAX_ROWS), text
+    assert "more" in text if rows > MAX_ROWS else "more" not in text
 
 
 def test_long_lists_are_cut_and_counted():

@@ -531,7 +531,11 @@ def test_check_site_names_an_inline_script_the_policy_lacks(tmp_path: Path):
     [
         ('<button onclick="go()">x</button>', "handler"),
         ('<a href="javascript:go()">x</a>', "javascript-url"),
+        ('<iframe src="JavaScript:go()"></iframe>', "javascript-url"),
+        ('<form action="javascript:go()"></form>', "javascript-url"),
+        ('<button formaction=" javascript:go()">x</button>', "javascript-url"),
         ('<p style="color: red">x</p>', "inline style"),
+        ("<style>p { color: red }</style>", "inline style"),
     ],
 )
 def test_check_site_refuses_what_no_hash_can_allow(tmp_path: Path, body: str, kind: str):
