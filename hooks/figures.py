@@ -42,6 +42,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
+from mkdocs.utils.meta import get_data
 
 from harnessbook import InvalidRequestError, build_context_packet
 from harnessbook.context_packet import ContextPacketResult
@@ -132,13 +133,15 @@ def fences(lines: list[str]) -> list[Fence]:
     return found
 
 
-def _line(fence: Fence) -> int:
-    return fence.start + 1
+def _line(fence: Fence, first_line: int = 1) -> int:
+    """The page's line of a fence's opening line; ``first_line`` is the page's line of the
+    Markdown's first line (after the front matter MkDocs takes off)."""
+    return fence.start + first_line
 
 
-def check_and_draw(request_fence: Fence, answer: Fence, lang: Lang, where: str) -> str:
+def check_and_draw(request_fence: Fence, answer: Fence, lang: Lang, where: str, first_line: int = 1) -> str:
     """Run the builder on the request; the HTML of the figure, or PluginError if the page is wrong."""
-    at = f"{where}, line {_line(request_fence)}"
+    at = f"{where}, line {_line(request_fence, first_line)}"
     try:
         request = json.loads(request_fence.body)
     except json.JSONDecodeError as error:
@@ -164,7 +167,9 @@ def check_and_draw(request_fence: Fence, answer: Fence, lang: Lang, where: str) 
     try:
         expected = json.loads(answer.body)
     except json.JSONDecodeError as error:
-        raise PluginError(f"{where}, line {_line(answer)}: result.json is not JSON: {error}") from None
+        raise PluginError(
+            f"{where}, line {_line(answer, first_line)}: result.json is not JSON: {error}"
+        ) from None
     if result != expected:
         actual = json.dumps(result, ensure_ascii=False, indent=2)
         raise PluginError(
@@ -186,8 +191,9 @@ def _indented(lines: list[str], indent: str) -> list[str]:
     return [indent + "    " + line[len(indent) :] if line.strip() else "" for line in lines]
 
 
-def rewrite(markdown: str, lang: Lang, where: str) -> Rewritten:
-    """The page's Markdown with each example as tabs (figure first) and each marker as a figure."""
+def rewrite(markdown: str, lang: Lang, where: str, first_line: int = 1) -> Rewritten:
+    """The page's Markdown with each example as tabs (figure first) and each marker as a figure.
+    ``first_line`` is the page's line of ``markdown``'s first line, for the lines errors name."""
     labels = LABELS[lang]
     lines = markdown.split("\n")
     out = Rewritten("")
@@ -210,7 +216,7 @@ def rewrite(markdown: str, lang: Lang, where: str) -> Rewritten:
             or any(line.strip() for line in between)
         ):
             continue  # docs/conftest.py reports a request without its answer
-        html = check_and_draw(fence, answer, lang, where)
+        html = check_and_draw(fence, answer, lang, where, first_line)
         indent = fence.indent
         first = labels["figure"] if answer.title == "result.json" else labels["problems"]
         block = [
@@ -274,9 +280,19 @@ def _language(config: MkDocsConfig) -> Lang:
     return "zh" if language == "zh" else "en"  # the editions are LABELS' keys, zh and en
 
 
+def markdown_first_line(source: str) -> int:
+    """The line of the page's source where the Markdown that hooks read starts: MkDocs takes the
+    front matter (and the blank lines after it) off first, so a line counted in the Markdown is
+    off by those lines. MkDocs' own reader says how much it takes off."""
+    markdown, _ = get_data(source)
+    skipped = len(source) - len(markdown)
+    return source.count("\n", 0, skipped) + 1 if source.endswith(markdown) else 1
+
+
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     where = page.file.src_uri
-    rewritten = rewrite(markdown, _language(config), where)
+    first_line = markdown_first_line(page.file.content_string)
+    rewritten = rewrite(markdown, _language(config), where, first_line)
     _pending[where] = rewritten.figures
     return rewritten.markdown
 

@@ -889,6 +889,20 @@ def test_a_wrong_result_stops_the_build():
         hook.rewrite(pair_page(json.dumps(result, indent=2)), "zh", "page.md")
 
 
+def test_a_build_error_names_the_line_of_the_page_front_matter_included():
+    """MkDocs takes the front matter off before the hook reads the page: the line an error
+    names counts it again (it was off by the front matter's lines)."""
+    result = build_context_packet(demo_request())
+    result["packet"]["usedBudgetUnits"] = 4
+    body = pair_page(json.dumps(result, indent=2))
+    source = '---\ndescription: "A page."\n---\n\n' + body
+    first_line = hook.markdown_first_line(source)
+    assert first_line == 5
+    with pytest.raises(PluginError, match=r"page.md, line 7: the page's result.json differs"):
+        hook.rewrite(body, "zh", "page.md", first_line)
+    assert hook.markdown_first_line(body) == 1
+
+
 def test_a_wrong_error_stops_the_build():
     req = json.dumps(request([], budget=0))
     page = "\n".join(
