@@ -761,7 +761,10 @@ def test_every_chinese_nav_title_has_an_english_translation():
     untranslated = [
         t for t in nav_section_titles(config.get("nav", [])) if HAN.search(t) and t not in translations
     ]
-    assert not untranslated, f"nav titles without an English translation: {untranslated}"
+    assert not untranslated, (
+        f"nav titles without an English translation: {untranslated} (add each to mkdocs.yml, under"
+        " plugins > i18n > languages > en > nav_translations)"
+    )
     assert all(not HAN.search(value) for value in translations.values())
 
 
@@ -892,6 +895,31 @@ def test_the_language_switcher_names_each_edition_in_its_own_language(built_site
             ("zh", "zh", "true" if edition == "zh" else None),
             ("en", "en", "true" if edition == "en" else None),
         ], (page, shown)
+
+
+def test_the_api_page_renders_every_module_of_the_package():
+    """Each module or package right under ``harnessbook`` (a chapter's module, the command line,
+    the schemas...) is rendered with ``::: harnessbook.<name>`` on both editions of the API page:
+    a new chapter's module left off it would publish none of its objects, and nothing else fails."""
+    import pkgutil
+
+    import harnessbook
+
+    modules = {
+        f"harnessbook.{module.name}"
+        for module in pkgutil.iter_modules(harnessbook.__path__)
+        if not module.name.startswith("_")
+    }
+    assert "harnessbook.context_packet" in modules and "harnessbook.cli" in modules
+    for page in ("api.md", "api.en.md"):
+        rendered = set(
+            re.findall(
+                r"^::: (harnessbook\.\w+)\s*$",
+                (ROOT / "docs" / "reference" / page).read_text(encoding="utf-8"),
+                re.M,
+            )
+        )
+        assert modules <= rendered, f"reference/{page} does not render {sorted(modules - rendered)}"
 
 
 def test_each_edition_has_its_own_api_inventory(built_site):
