@@ -134,7 +134,10 @@ class PageBlock:
             return self.evaluate(example)
         except Exception as error:
             example.namespace[FAILED_AT] = example.line
-            return _page_traceback(error, example.path)
+            report = _page_traceback(error, example.path)
+            if isinstance(error, SyntaxError) and ">>> " in str(example.parsed):
+                report += "\n(a doctest block must start with its first >>> line, a comment included)"
+            return report
 
 
 class PythonFenceParser:
@@ -301,6 +304,10 @@ class SchemaFenceParser:
         names = {file: name for name, file in SCHEMA_FILES.items()}
         if path.name != title or title not in names:
             return f"{title}: snippet {match.group('path')} is not that schema file"
+        if not path.is_file():
+            return (
+                f"{title}: snippet {match.group('path')} names no file (paths start at the repository root)"
+            )
         if json.loads(path.read_text(encoding="utf-8")) != load_schema(names[title]):
             return f"{title}: {path} is not the schema the package ships"
         return None

@@ -345,6 +345,10 @@ $harnessbook --help
 print("never run")
 ```
 
+```json title="context-packet-request.schema.json"
+--8<-- "schemas/context-packet-request.schema.json"
+```
+
 ```console
 $ printf 'trailing \\n'
 trailing
@@ -378,6 +382,7 @@ BROKEN_PAGE_FAILURES = [
     "request.json repeats the key $.budgetUnits: JSON readers disagree on which value counts",
     "this console fence cannot be read: line 79: console fence must start with a '$ ' command line",
     "```py is never run. Write ```python or ```console to run it",
+    "context-packet-request.schema.json: snippet schemas/context-packet-request.schema.json names no file",
     "-trailing\n+trailing\u2420\n(\u2420 marks a space and \u2409 a tab at the end of a line)",
 ]
 """What the book's evaluators (docs/conftest.py) report for each example of BROKEN_PAGE, each
@@ -386,8 +391,8 @@ command that fails without a word), a wrong InvalidRequestError, a result equal 
 as the builder prints it, a schema fence of the wrong file, a doctest whose output is wrong, a
 python block that raises (its page line, not the page reprinted) and the block after it (not
 run), a request that is not JSON and one with a repeated key, a console fence that cannot be
-read (one failure, not an error that stops the run), a ```py fence, and output that differs only
-by a trailing space (drawn). The page's last example, a command that fails and is followed by a
+read (one failure, not an error that stops the run), a ```py fence, a schema snippet that names
+no file, and output that differs only by a trailing space (drawn). The page's last example, a command that fails and is followed by a
 shown `echo $?`, is right and must pass."""
 
 
@@ -414,7 +419,7 @@ def test_every_evaluator_fails_an_example_shown_wrong(tmp_path: Path):
         timeout=120,
     )
     assert completed.returncode == 1, completed.stdout + completed.stderr
-    assert "15 failed, 1 passed" in completed.stdout, completed.stdout  # every example but the last
+    assert "16 failed, 1 passed" in completed.stdout, completed.stdout  # every example but the last
     for failure in BROKEN_PAGE_FAILURES:
         assert failure in completed.stdout, f"not reported: {failure!r}\n{completed.stdout}"
 
@@ -523,3 +528,12 @@ def test_a_request_file_said_to_be_the_pages_request_is_that_request(page: str):
     assert json.loads((DOCS / "examples" / name).read_text(encoding="utf-8")) == shown, (
         f"docs/examples/{name} is not the first request.json of {page}"
     )
+
+
+def test_a_doctest_that_does_not_start_with_its_prompt_gets_a_hint(tmp_path: Path):
+    page = tmp_path / "broken.md"
+    page.write_text("# Broken {#broken}\n\n```python\n# add\n>>> 1 + 1\n2\n```\n", encoding="utf-8")
+    (example,) = list(SYBIL.parse(page))
+    with pytest.raises(Exception, match="a doctest block must start with its first >>> line") as failure:
+        example.evaluate()
+    assert "line 5" in str(failure.value), failure.value
