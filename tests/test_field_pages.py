@@ -401,3 +401,52 @@ def test_built_field_page(built_site, field: Field, edition: str):
         f"/{edition}{field.url}: the docstring of {field.docstring_target} is not rendered "
         f"(expected the words {' '.join(expected)!r})"
     )
+
+
+# --- field names in the prose --------------------------------------------------------------------
+
+CAMEL_CASE = re.compile(r"(?<![A-Za-z0-9_])[a-z]+(?:[A-Z][a-z0-9]*)+(?![A-Za-z0-9_])")
+NOT_A_FIELD = {
+    "sizeUnit": "the misspelling the interface and candidates pages show being refused",
+    "budgetUnit": "the misspelling the budgetUnits page shows being refused",
+    "getElementById": "JavaScript, in the hosting guide",
+    "includeSubDomains": "a Strict-Transport-Security directive, in the hosting guide",
+    "sI": "curl's options (-sI), in the hosting guide",
+    "uniqueItems": "a JSON Schema keyword, on the schemas page",
+    "uXXXX": "a JSON escape (\\uXXXX), on the command-line page",
+}
+"""camelCase words in the prose's inline code that are not keys of the contract, and why."""
+
+
+def contract_keys() -> set[str]:
+    return {
+        key
+        for name in context_packet.__all__
+        if typing.is_typeddict(typed_dict := getattr(context_packet, name))
+        or hasattr(typed_dict, "__required_keys__")
+        for key in typed_dict.__annotations__
+    }
+
+
+def test_every_field_name_in_the_prose_is_a_field():
+    """A field renamed in the prose only (``requiredUnits`` for ``requiresUnits``,
+    ``packet.usedUnits``) is no example, so pytest docs cannot see it: every camelCase word in
+    the inline code of every page, outside its code blocks, is a key of the contract's types."""
+    keys = contract_keys()
+    assert {"requiresUnits", "usedBudgetUnits", "conflictsWith", "taskAnchor"} <= keys
+    problems = []
+    for page in sorted(DOCS.rglob("*.md")):
+        if "examples" in page.relative_to(DOCS).parts:
+            continue
+        text = page.read_text(encoding="utf-8")
+        for fence in reversed(scan_fences(text)):
+            text = text[: fence.start] + "\n" * text.count("\n", fence.start, fence.end) + text[fence.end :]
+        for match in re.finditer(r"`([^`\n]+)`", text):
+            for word in CAMEL_CASE.findall(match.group(1)):
+                if word not in keys and word not in NOT_A_FIELD:
+                    line = text.count("\n", 0, match.start()) + 1
+                    problems.append(f"{page.relative_to(DOCS)}, line {line}: {word} in `{match.group(1)}`")
+    assert not problems, (
+        "camelCase names in the prose that no field has (a typo, or add it to NOT_A_FIELD with why):\n"
+        + "\n".join(problems)
+    )
