@@ -537,3 +537,44 @@ def test_a_doctest_that_does_not_start_with_its_prompt_gets_a_hint(tmp_path: Pat
     with pytest.raises(Exception, match="a doctest block must start with its first >>> line") as failure:
         example.evaluate()
     assert "line 5" in str(failure.value), failure.value
+
+
+# --- examples that fail on purpose say so --------------------------------------------------------
+
+FAILURE_ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?) failure\b")
+
+
+def enclosing_admonition(lines: list[str], line: int) -> str | None:
+    """The admonition line (``!!! failure "..."``) a fence at ``line`` (1-based) is indented
+    under, or None when it is not indented under one."""
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    if indent == 0:
+        return None
+    for above in reversed(lines[: line - 1]):
+        if above.strip() and len(above) - len(above.lstrip()) < indent:
+            return above if above.lstrip().startswith(("!!!", "???")) else None
+    return None
+
+
+def test_every_invalid_request_example_is_marked_as_failing_on_purpose():
+    """run-examples: a request the builder must refuse goes inside a ``!!! failure "Fails on
+    purpose"`` admonition, so the reader sees at once that it fails by design."""
+    problems = []
+    for page in doc_pages():
+        text = page.read_text(encoding="utf-8")
+        lines = text.split("\n")
+        for fence in scan_fences(text):
+            if fence.title == "InvalidRequestError":
+                admonition = enclosing_admonition(lines, fence.line)
+                if admonition is None or not FAILURE_ADMONITION.match(admonition):
+                    problems.append(f"{page.relative_to(DOCS)}, line {fence.line}")
+    assert not problems, "InvalidRequestError examples outside a failure admonition:\n" + "\n".join(problems)
+
+
+def test_the_admonition_check_sees_the_block_a_fence_is_in():
+    lines = ['!!! failure "Fails on purpose"', "", "    ```text", "    x", "    ```", "", "```text", "```"]
+    assert enclosing_admonition(lines, 3) == lines[0]
+    assert enclosing_admonition(lines, 7) is None
+    nested = ['!!! note "n"', "", "    Text.", "", "    ```text"]
+    assert enclosing_admonition(nested, 5) == nested[0]
+    assert not FAILURE_ADMONITION.match(nested[0])
