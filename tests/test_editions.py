@@ -354,3 +354,18 @@ def test_a_drift_report_gives_each_differing_item_its_line(tmp_path):
     drift = "\n".join(edition_drift(tmp_path / "p.md", tmp_path / "p.en.md"))
     assert "  only zh, line 10: (2, 'a')" in drift and "  only en, line 14: (2, 'b')" in drift, drift
     assert "  only en, line 10: ('python', None)" in drift, drift
+
+
+def test_the_home_pages_list_every_chapter():
+    """Each folder under docs/chapters/ is linked from the chapters section of both home pages
+    (add-a-chapter's last step), to its index page."""
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    chapters = sorted(
+        p.name for p in (docs / "chapters").iterdir() if p.is_dir() and not p.name.startswith("_")
+    )
+    assert chapters, "no chapter folders"
+    for home in ("index.md", "index.en.md"):
+        text = (docs / home).read_text(encoding="utf-8")
+        section = text[text.index("{#chapters}") :]
+        missing = [name for name in chapters if f"](chapters/{name}/index.md" not in section]
+        assert not missing, f"{home}: the chapters section does not link {missing}"
