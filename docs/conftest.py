@@ -241,7 +241,7 @@ class RequestResultParser:
             return parse_request_text(text)
         except UnreadableText as error:
             message = str(error.args[0])
-            position = getattr(error, "position", None)
+            position = error.position
             if position is not None:  # "is not JSON: <reason> (line L, column C)" within the fence
                 reason, line, column = position
                 message = f"is not JSON: {reason} (line {first_line + line - 1} of the page, column {column})"

@@ -39,7 +39,7 @@ PROSE_LANGUAGES = DOCS_CONFTEST.PROSE_LANGUAGES
 SYBIL = Sybil(parsers=DOCS_CONFTEST.PARSERS, patterns=["*.md"], excludes=["examples/*"], path=str(DOCS))
 
 # Titles that only make sense as the second half of a request/result pair.
-PAIR_FOLLOWERS = {"result.json", "InvalidRequestError"}
+PAIR_FOLLOWERS = DOCS_CONFTEST.PAIR_FOLLOWERS
 
 # Ways an example could be skipped instead of run. docs/conftest.py registers no Sybil skip
 # parser, so a skip comment would not even work; it is reported all the same.
@@ -99,6 +99,17 @@ def scan_fences(text: str) -> list[Fence]:
         )
         index = end_index + 1
     return fences
+
+
+def fence_body(text: str, fence: Fence) -> str:
+    """The content of a fence, between its opening and closing lines, dedented (a fence in an
+    admonition is indented under it)."""
+    import textwrap
+
+    lines = text[fence.start : fence.end].split("\n")[1:]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return textwrap.dedent("\n".join(lines[:-1]))
 
 
 def fence_problems(path: Path) -> list[str]:
@@ -480,8 +491,7 @@ def test_comments_in_the_pages_code_are_english():
         for fence in scan_fences(text):
             if fence.language not in ("python", "console"):
                 continue
-            source = text[fence.start : fence.end].split("\n", 1)[1].rsplit("```", 1)[0]
-            for number, comment in code_comments(fence.language, source):
+            for number, comment in code_comments(fence.language, fence_body(text, fence)):
                 if CJK.search(comment):
                     problems.append(f"{page.relative_to(DOCS)}, line {fence.line + number}: {comment}")
     assert not problems, "comments in code must be English:\n" + "\n".join(problems)
@@ -507,14 +517,12 @@ request.json block ("the command line takes the same request"), and the file it 
 
 def request_blocks(text: str) -> list[object]:
     import json
-    import textwrap
 
-    blocks = []
-    for fence in scan_fences(text):
-        if fence.language == "json" and fence.title == "request.json":
-            body = text[fence.start : fence.end].split("\n", 1)[1].rsplit("\n", 2)[0]
-            blocks.append(json.loads(textwrap.dedent(body)))
-    return blocks
+    return [
+        json.loads(fence_body(text, fence))
+        for fence in scan_fences(text)
+        if fence.language == "json" and fence.title == "request.json"
+    ]
 
 
 @pytest.mark.parametrize("page", sorted(SAME_REQUEST))

@@ -422,8 +422,7 @@ def contract_keys() -> set[str]:
     return {
         key
         for name in context_packet.__all__
-        if typing.is_typeddict(typed_dict := getattr(context_packet, name))
-        or hasattr(typed_dict, "__required_keys__")
+        if hasattr(typed_dict := getattr(context_packet, name), "__required_keys__")  # a TypedDict
         for key in typed_dict.__annotations__
     }
 
