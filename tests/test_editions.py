@@ -52,14 +52,14 @@ class Structure:
     lines: dict[str, list[int]] = field(default_factory=dict)  # where each heading and fence is, for messages
 
 
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:
     """Blank out spans (fences) while keeping line numbers and offsets."""
-    chars = list(text)
     for start, end in spans:
-        for i in range(start, end):
-            if chars[i] != "\n":
-                chars[i] = " "
-    return "".join(chars)
+        text = text[:start] + _NOT_NEWLINE.sub(" ", text[start:end]) + text[end:]
+    return text
 
 
 def structure(path: Path) -> Structure:

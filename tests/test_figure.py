@@ -32,7 +32,7 @@ from harnessbook.figure import (
     render_svg,
     render_table,
 )
-from harnessbook.figure._svg import CELLS, INNER, PAD, TITLE_WIDTH, _width
+from harnessbook.figure._svg import CELLS, FONT, INNER, PAD, TITLE_WIDTH, _width
 from harnessbook.figure.packet import _step
 from tests.loading import load_module
 
@@ -658,6 +658,40 @@ def test_characters_of_no_width_are_bounded_too(invisible):
         request([candidate("o", freshness="expired", source="s:" + many)]),
     ):
         assert len(render_svg(build_context_packet(req), "en")) < 10_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" * 255,
+        "x" * 257,
+        "中" * 5000,
+        "\u200b" * 70_000 + "x" * 100,
+        "\u0301" * 300 + "中" * 40,
+        "a" * 100_000,
+    ],
+    ids=["under-256", "over-256", "wide", "invisible-first", "marks-then-wide", "long"],
+)
+def test_a_width_limit_changes_no_answer(text):
+    """``_width(text, limit=room)`` may stop early on a long text: it still answers "wider than
+    the room?" as the whole sum does, and gives the whole sum's number whenever it does not stop."""
+    whole = _width(text)
+    for limit in (0.0, 10.0, 600.0, 5_000.0, 10.0**9):
+        bounded = _width(text, limit=limit)
+        assert (bounded > limit) == (whole > limit), (limit, bounded, whole)
+        assert bounded == whole or (limit + FONT < bounded <= whole), (limit, bounded, whole)
+
+
+def test_a_megabyte_text_is_measured_by_its_beginning(monkeypatch):
+    from harnessbook.figure import _svg
+
+    measured = []
+    monkeypatch.setattr(_svg, "_char_width", lambda char: measured.append(char) or 0.6)
+    assert _svg._width("x" * 1_000_000, limit=INNER) > INNER
+    assert len(measured) == 256
+    measured.clear()
+    _svg._width("x" * 1_000_000)  # no limit: every character
+    assert len(measured) == 1_000_000
 
 
 def test_a_cut_key_keeps_its_path():

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import textwrap
@@ -86,7 +87,10 @@ def titles(path: Path) -> tuple[tuple[str, str] | tuple[None, None], dict[str, s
     return (h1.group("id"), _plain(h1.group("text"))) if h1 else (None, None), headings
 
 
+@functools.lru_cache(maxsize=256)
 def _prose(text: str) -> str:
+    """The page's text with its front matter and fences blanked out (the same offsets and lines).
+    Kept per text: the link checks read each linked page's headings again for every link to it."""
     front = FRONT_MATTER.match(text)
     masked = _mask(
         text, [(f.start, f.end) for f in scan_fences(text)] + ([(0, front.end())] if front else [])

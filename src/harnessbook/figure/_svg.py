@@ -192,8 +192,19 @@ def _char_width(char: str) -> float:
     return 1.0 if unicodedata.east_asian_width(char) in ("W", "F") else 0.6
 
 
-def _width(text: str, size: float = FONT) -> float:
-    return sum(_char_width(char) for char in text) * size
+def _width(text: str, size: float = FONT, limit: float | None = None) -> float:
+    """Width of ``text`` at ``size``. With a ``limit``, a long text is measured by its first
+    characters while they already take more than ``limit`` and a character more: the whole text
+    is wider still (no width is negative), so a megabyte id costs what its first 256 characters
+    cost. Any other text gets the sum of all its characters, the same number as without a limit."""
+    if limit is not None:
+        for prefix in (256, 4096, 65536):
+            if len(text) <= prefix:
+                break
+            width = sum(map(_char_width, text[:prefix])) * size
+            if width > limit + size:
+                return width
+    return sum(map(_char_width, text)) * size
 
 
 _OPENING = frozenset("（「『《〈【")

@@ -232,8 +232,8 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
             swatch(index, y)
             x = PAD + 26
             room = WIDTH - PAD - x
-            detail_w = _width(detail, 12)
-            if _width(ident) + 12 + detail_w <= room:
+            detail_w = _width(detail, 12, limit=room)
+            if _width(ident, limit=room) + 12 + detail_w <= room:
                 svg.label(x, y, ident, room, mono=True)
                 svg.text(WIDTH - PAD, y, _wrap(detail), cls="muted", size=12, anchor="end")
             else:  # no room beside the id: the detail goes below it, on up to three lines
