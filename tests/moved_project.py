@@ -16,13 +16,20 @@ addresses with where each must land, per edition.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / ".cache" / "moved-project"
+INPUTS = ("hooks", "src", "pyproject.toml", "uv.lock", "tests/moved_project.py")
+"""What the build reads besides the files written here: the hook, the package (mkdocstrings),
+the locked theme and plugins, and this file (the project's pages and mkdocs.yml)."""
 
 MOVED_YML = """\
 pages:
@@ -184,3 +191,41 @@ def build_site(into: Path) -> Path:
             f"the moved project's build failed:\n{(completed.stdout + completed.stderr)[-5000:]}"
         )
     return project / "site"
+
+
+def fingerprint() -> str:
+    """A hash of :data:`INPUTS` and the Python version: the same tree gives the same build."""
+    digest = hashlib.sha256(sys.version.encode())
+    for name in INPUTS:
+        path = ROOT / name
+        files = [path] if path.is_file() else sorted(path.rglob("*"))
+        for file in files:
+            if file.is_file() and "__pycache__" not in file.parts and file.suffix != ".pyc":
+                digest.update(file.relative_to(ROOT).as_posix().encode() + b"\0")
+                digest.update(hashlib.sha256(file.read_bytes()).digest())
+    return digest.hexdigest()[:20]
+
+
+def cached_site(fresh: bool | None = None) -> Path:
+    """:func:`build_site`, kept in ``.cache/moved-project/<fingerprint>/`` and reused while its
+    inputs are unchanged (as the book's build, tests/conftest.py); a failed build is not kept.
+    ``HARNESSBOOK_FRESH_SITE`` (or ``fresh``) builds it anew, as it does the book.
+
+    It took 1.3 s of CPU a session, for ``tests/test_published.py`` and again for
+    ``tests/browser/test_moved.py``."""
+    if fresh is None:
+        fresh = bool(os.environ.get("HARNESSBOOK_FRESH_SITE"))
+    CACHE.mkdir(parents=True, exist_ok=True)
+    name = fingerprint()
+    with open(CACHE / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if fresh or not (CACHE / f"{name}.done").exists():
+            (CACHE / f"{name}.done").unlink(missing_ok=True)
+            shutil.rmtree(CACHE / name, ignore_errors=True)
+            build_site(CACHE / name)
+            (CACHE / f"{name}.done").touch()  # last: the build is complete
+            for old in CACHE.glob("*.done"):
+                if old.stem != name:
+                    shutil.rmtree(CACHE / old.stem, ignore_errors=True)
+                    old.unlink(missing_ok=True)
+    return CACHE / name / "site"

@@ -50,7 +50,14 @@ CACHE_KEY = "harnessbook/test-seconds"
 GUESS_SECONDS = {"tests/browser/": 2.0, "": 0.02}
 """Seconds a test of a file never timed is guessed to take, by the first matching path prefix."""
 
-SHARED_PARSE = frozenset({"tests/test_site.py", "tests/test_cjk_line_breaks.py", "tests/test_field_pages.py"})
+SHARED_PARSE = frozenset(
+    {
+        "tests/test_site.py",
+        "tests/test_cjk_line_breaks.py",
+        "tests/test_field_pages.py",
+        "tests/test_publish.py",
+    }
+)
 """The test files that call ``soup.page`` (tests/test_scheduling.py keeps this list true)."""
 SHARED_SCOPE = "built pages parsed once: " + " ".join(sorted(SHARED_PARSE))
 MEASURED = frozenset({"tests/browser/test_lighthouse.py"})

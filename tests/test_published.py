@@ -43,9 +43,10 @@ def manifest() -> list:
 
 
 @pytest.fixture(scope="session")
-def moved_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The small project of tests/moved_project.py, built strictly once."""
-    return moved_project.build_site(tmp_path_factory.mktemp("moved-project"))
+def moved_site() -> Path:
+    """The small project of tests/moved_project.py, built strictly once and reused while its
+    inputs are unchanged."""
+    return moved_project.cached_site()
 
 
 # --------------------------------------------------------------------------- the book
@@ -165,6 +166,36 @@ def test_a_malformed_manifest_line_is_named(tmp_path, line):
 
 
 # --------------------------------------------------------------------------- hooks/moved.py
+
+
+def test_the_moved_projects_cached_build_follows_what_it_reads(tmp_path, monkeypatch):
+    """The moved project's build is reused only while every file it reads is unchanged: a
+    change to any of them, and to nothing else, gives another fingerprint (another build)."""
+    for name in moved_project.INPUTS:
+        source = moved_project.ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, tmp_path / name)
+    monkeypatch.setattr(moved_project, "ROOT", tmp_path)
+    first = moved_project.fingerprint()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# not read by the moved project\n", encoding="utf-8")
+    assert moved_project.fingerprint() == first
+    for name in (
+        "hooks/moved.js",
+        "src/harnessbook/__init__.py",
+        "uv.lock",
+        "pyproject.toml",
+        "tests/moved_project.py",
+    ):
+        path = tmp_path / name
+        original = path.read_bytes()
+        path.write_bytes(original + b"\n")
+        assert moved_project.fingerprint() != first, name
+        path.write_bytes(original)
+    assert moved_project.fingerprint() == first
 
 
 def test_moved_project_resolves_every_old_address(moved_site):

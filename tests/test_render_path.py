@@ -220,7 +220,11 @@ const acorn = require(process.argv[2]);
 const fs = require("fs");
 const tokens = (file) => [...acorn.tokenizer(fs.readFileSync(file, "utf8"), { ecmaVersion: "latest" })]
   .map((token) => [token.type.label, token.value === undefined ? null : String(token.value)]);
-process.stdout.write(JSON.stringify([tokens(process.argv[3]), tokens(process.argv[4])]));
+// argv: acorn, then (source, served) pairs: one process for every script
+const files = process.argv.slice(3);
+const pairs = [];
+for (let i = 0; i < files.length; i += 2) pairs.push([tokens(files[i]), tokens(files[i + 1])]);
+process.stdout.write(JSON.stringify(pairs));
 """
 
 
@@ -236,14 +240,12 @@ def test_the_scripts_without_their_comment_lines_are_the_same_javascript(built_s
         pytest.skip("node or tools/node_modules/acorn is missing (npm ci --prefix tools)")
     script = tmp_path / "tokens.cjs"
     script.write_text(TOKENS, encoding="utf-8")
-    for path in SCRIPTS.SCRIPTS:
-        done = subprocess.run(
-            [node, str(script), str(acorn), str(DOCS / path), str(built_site.path / path)],
-            capture_output=True,
-            text=True,
-        )
-        assert done.returncode == 0, f"{path}: {done.stderr}"
-        source, served = json.loads(done.stdout)
+    files = [str(file) for path in SCRIPTS.SCRIPTS for file in (DOCS / path, built_site.path / path)]
+    done = subprocess.run([node, str(script), str(acorn), *files], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    pairs = json.loads(done.stdout)
+    assert len(pairs) == len(SCRIPTS.SCRIPTS)
+    for path, (source, served) in zip(SCRIPTS.SCRIPTS, pairs, strict=True):
         assert len(source) > 100 and served == source, path
 
 

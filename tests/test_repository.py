@@ -67,13 +67,13 @@ def _workers_started(*args: str) -> str | None:
 def test_auto_workers_never_outnumber_the_named_files():
     """``-n auto --dist loadfile`` keeps each file on one worker, so a command that names one
     file runs it in pytest's own process, and one that names two starts at most two workers."""
-    assert _workers_started("tests/test_figure.py") is None
+    assert _workers_started("tests/test_smoke.py") is None
     # Two workers where xdist would start two or more (none where it would start one); never one
     # per core beyond the two files. (Accepting "none" everywhere let "never parallel" pass.)
     from xdist.plugin import pytest_xdist_auto_num_workers as per_core  # type: ignore[import-untyped]
 
     cores = int(per_core(SimpleNamespace(option=SimpleNamespace(numprocesses="auto"))))
-    two = _workers_started("tests/test_figure.py", "tests/test_cli.py")
+    two = _workers_started("tests/test_smoke.py", "tests/test_purity.py")
     assert two == ("created: 2/2 workers" if cores >= 2 else None), cores
 
 

@@ -47,8 +47,8 @@ class CSPHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def moved_url(tmp_path_factory: pytest.TempPathFactory):
-    site = moved_project.build_site(tmp_path_factory.mktemp("moved-project"))
+def moved_url():
+    site = moved_project.cached_site()
     httpd = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(CSPHandler, directory=str(site))
     )
