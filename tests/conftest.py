@@ -19,7 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,9 +57,9 @@ class BuiltSite:
     log: str
 
 
-def _input_files() -> Iterator[Path]:
-    for name in SITE_INPUTS:
-        path = ROOT / name
+def _input_files(names: Iterable[str], root: Path) -> Iterator[Path]:
+    for name in names:
+        path = root / name
         if path.is_file():
             yield path
         elif path.is_dir():
@@ -68,13 +68,19 @@ def _input_files() -> Iterator[Path]:
                     yield file
 
 
-def site_fingerprint() -> str:
-    """A hash of everything the build reads: the same tree gives the same fingerprint."""
+def files_fingerprint(names: Iterable[str], root: Path = ROOT) -> str:
+    """A hash of the Python version and of every file of ``names`` (files or folders under
+    ``root``), path and content: the same tree gives the same fingerprint."""
     digest = hashlib.sha256(sys.version.encode())
-    for file in _input_files():
-        digest.update(file.relative_to(ROOT).as_posix().encode() + b"\0")
+    for file in _input_files(names, root):
+        digest.update(file.relative_to(root).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(file.read_bytes()).digest())
     return digest.hexdigest()[:20]
+
+
+def site_fingerprint() -> str:
+    """A hash of everything the build reads (:data:`SITE_INPUTS`)."""
+    return files_fingerprint(SITE_INPUTS)
 
 
 def _start_build(out: Path, env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:

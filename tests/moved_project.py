@@ -17,7 +17,6 @@ addresses with where each must land, per edition.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import shutil
 import subprocess
@@ -195,15 +194,9 @@ def build_site(into: Path) -> Path:
 
 def fingerprint() -> str:
     """A hash of :data:`INPUTS` and the Python version: the same tree gives the same build."""
-    digest = hashlib.sha256(sys.version.encode())
-    for name in INPUTS:
-        path = ROOT / name
-        files = [path] if path.is_file() else sorted(path.rglob("*"))
-        for file in files:
-            if file.is_file() and "__pycache__" not in file.parts and file.suffix != ".pyc":
-                digest.update(file.relative_to(ROOT).as_posix().encode() + b"\0")
-                digest.update(hashlib.sha256(file.read_bytes()).digest())
-    return digest.hexdigest()[:20]
+    from tests.conftest import files_fingerprint  # the book's build is keyed the same way
+
+    return files_fingerprint(INPUTS, ROOT)
 
 
 def cached_site(fresh: bool | None = None) -> Path:
