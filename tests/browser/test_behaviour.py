@@ -10,6 +10,8 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
+from tests.browser.motion import settle, wait_until
+
 pytestmark = pytest.mark.browser
 
 BUDGET_PAGE = "reference/request/budgetUnits/"
@@ -325,7 +327,7 @@ def test_without_javascript_no_page_scrolls_sideways(new_page, site_url: str, pa
     button.hover()
     menu = page.locator(".md-header .md-select__inner").first
     menu.wait_for(state="visible")
-    page.wait_for_timeout(400)  # Material's opening transition
+    settle(page)  # Material's opening transition
     box = menu.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 320, box
 
@@ -356,7 +358,7 @@ def test_without_javascript_the_tab_key_stops_only_on_what_is_shown(
     hidden = []
     for _ in range(12):
         page.keyboard.press("Tab")
-        page.wait_for_timeout(300)  # Material's focus transitions (the skip link slides in)
+        settle(page)  # Material's focus transitions (the skip link slides in)
         focused = page.evaluate(
             """() => { const e = document.activeElement; const r = e.getBoundingClientRect();
                        return {what: e.outerHTML.slice(0, 120), shown: r.width > 1 && r.height > 1
@@ -493,7 +495,11 @@ def test_escape_from_the_search_gives_the_focus_back(new_page, site_url: str, fr
         page.keyboard.press("ArrowDown")
         page.wait_for_function("() => document.activeElement.matches('.md-search-result__link')")
     page.keyboard.press("Escape")
-    page.wait_for_timeout(400)
+    # a11y.js gives the focus back a frame and a task after the key.
+    wait_until(
+        page, "el => document.activeElement === el", "the focus is back on the link", link.element_handle()
+    )
+    settle(page)
     assert page.evaluate("el => document.activeElement === el", link.element_handle())
     assert log.problems() == []
 
@@ -506,7 +512,7 @@ def test_with_javascript_the_tab_key_stops_only_on_what_is_shown(new_page, site_
     hidden = []
     for _ in range(14):
         page.keyboard.press("Tab")
-        page.wait_for_timeout(200)
+        settle(page)
         focused = page.evaluate(
             """() => { const e = document.activeElement;
                        // The palette's radio buttons show their focus on the label that follows
@@ -534,7 +540,7 @@ def test_the_keyboard_opens_the_navigation_drawer_and_reaches_only_what_is_shown
     stops = []
     for _ in range(10):
         page.keyboard.press("Tab")
-        page.wait_for_timeout(150)
+        settle(page)
         stops.append(
             page.evaluate(
                 """() => { const e = document.activeElement; const r = e.getBoundingClientRect();
@@ -553,12 +559,13 @@ def test_the_keyboard_opens_the_navigation_drawer_and_reaches_only_what_is_shown
     assert button.get_attribute("aria-expanded") == "false"
     button.focus()
     page.keyboard.press("Enter")
-    page.wait_for_timeout(400)
+    wait_until(page, FOCUS_IN_DRAWER, "the focus goes into the open drawer")  # 50 ms after the slide starts
+    settle(page)
     assert button.get_attribute("aria-expanded") == "true"
     assert page.evaluate("() => document.getElementById('__drawer').checked")
     assert page.evaluate("() => !!document.activeElement.closest('.md-sidebar--primary')")
     page.keyboard.press("Escape")
-    page.wait_for_timeout(400)
+    settle(page)
     assert button.get_attribute("aria-expanded") == "false"
     assert page.evaluate("() => document.activeElement.matches('.hb-drawer-button')")
     assert (
@@ -567,6 +574,8 @@ def test_the_keyboard_opens_the_navigation_drawer_and_reaches_only_what_is_shown
     )
     assert log.problems() == []
 
+
+FOCUS_IN_DRAWER = "() => !!document.activeElement.closest('.md-sidebar--primary')"
 
 SEEN_FOCUS = """() => { const e = document.activeElement; const r = e.getBoundingClientRect();
     const x = Math.min(Math.max(r.left + r.width / 2, 0), innerWidth - 1);
@@ -590,12 +599,13 @@ def test_the_open_drawer_takes_the_tab_key_round_what_it_shows(new_page, site_ur
     button = page.locator(".hb-drawer-button")
     button.focus()
     page.keyboard.press("Enter")
-    page.wait_for_timeout(500)
+    wait_until(page, FOCUS_IN_DRAWER, "the focus goes into the open drawer")
+    settle(page)
     stops = []
     for _ in range(25):
         stops.append(page.evaluate(SEEN_FOCUS))
         page.keyboard.press("Tab")
-        page.wait_for_timeout(60)
+        settle(page)
     assert [s for s in stops if not (s["seen"] and s["inDrawer"])] == [], stops
     names = [s["what"] for s in stops]
     assert "确定性规则" in names  # this page's own item, which opens its contents
@@ -606,13 +616,19 @@ def test_the_open_drawer_takes_the_tab_key_round_what_it_shows(new_page, site_ur
         "() => document.querySelector('.md-sidebar--primary label.md-nav__title[for=\"__nav_2\"]').focus()"
     )
     page.keyboard.press("Enter")
-    page.wait_for_timeout(500)
+    # a11y.js moves the focus once the panel has slid (300 ms).
+    wait_until(
+        page,
+        "() => document.activeElement.matches('label.md-nav__link[for=\"__nav_2\"]')",
+        "back up, the focus is on the label that opens the panel just left",
+    )
+    settle(page)
     # Back up, the focus is on the label that opens the panel just left.
     assert page.evaluate("() => document.activeElement.matches('label.md-nav__link[for=\"__nav_2\"]')")
     stops = []
     for _ in range(12):
         page.keyboard.press("Tab")
-        page.wait_for_timeout(60)
+        settle(page)
         stops.append(page.evaluate(SEEN_FOCUS))
     assert [s for s in stops if not (s["seen"] and s["inDrawer"])] == [], stops
     assert {"首页", "字段参考", "参考", "操作指南"} <= {s["what"] for s in stops}, stops
@@ -627,16 +643,17 @@ def test_the_open_drawer_takes_the_tab_key_round_what_it_shows(new_page, site_ur
     )
     assert landmarks and all(landmarks), landmarks
     page.keyboard.press("Escape")
-    page.wait_for_timeout(400)
+    settle(page)
     assert page.evaluate("() => document.activeElement.matches('.hb-drawer-button')")
     assert page.evaluate("() => document.querySelectorAll('[inert]').length") == 0
     assert not page.evaluate(  # closed: the titles say nothing more than they show
         "() => [...document.querySelectorAll('.md-nav__title .hb-visually-hidden')].some(s => !s.hidden)"
     )
     button.click()
-    page.wait_for_timeout(500)
+    wait_until(page, FOCUS_IN_DRAWER, "the focus goes into the open drawer")
+    settle(page)
     page.mouse.click(width - 10, 400)  # the dimmed page beside the drawer
-    page.wait_for_timeout(500)
+    settle(page)
     assert not page.evaluate("() => document.getElementById('__drawer').checked")
     assert page.evaluate("() => document.activeElement.matches('.hb-drawer-button')")
     assert page.evaluate("() => document.querySelectorAll('[inert]').length") == 0
@@ -645,10 +662,17 @@ def test_the_open_drawer_takes_the_tab_key_round_what_it_shows(new_page, site_ur
     for key in ("Enter", " "):
         button.focus()
         page.keyboard.press("Enter")
-        page.wait_for_timeout(500)
-        # At the top level, where the drawer's title is shown.
+        wait_until(page, FOCUS_IN_DRAWER, "the focus goes into the open drawer")
+        settle(page)
+        # At the top level, where the drawer's title is shown (a11y.js makes it reachable again
+        # once the panel has slid back, 300 ms after the change).
         page.evaluate("() => { const up = document.getElementById('__nav_2'); if (up.checked) up.click(); }")
-        page.wait_for_timeout(500)
+        wait_until(
+            page,
+            "() => !document.querySelector('label.md-nav__title[for=\"__drawer\"]').closest('[inert]')",
+            "the drawer's title is reachable at the top level",
+        )
+        settle(page)
         page.evaluate("() => document.querySelector('label.md-nav__title[for=\"__drawer\"]').focus()")
         page.keyboard.press(key)
         page.wait_for_timeout(500)
