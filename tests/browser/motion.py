@@ -15,23 +15,24 @@ still waits a fixed time: no condition says when a wrong change would have come.
 
 from __future__ import annotations
 
-LEFT = """() => Math.max(0, ...document.getAnimations()
+LEFT = """colours => Math.max(0, ...document.getAnimations()
   .filter(a => a.playState === "running" && a.effect && a.effect.getComputedTiming().iterations !== Infinity
-    && !/(color|shadow)$|^background/.test(a.transitionProperty || ""))
+    && (colours || !/(color|shadow)$|^background/.test(a.transitionProperty || "")))
   .map(a => { const t = a.effect.getComputedTiming(); return t.endTime - (t.localTime || 0); }))"""
 """Milliseconds until the last running finite animation or transition of the page ends (0 when
-none runs), leaving out transitions of colour and shadow: a focused link's colour fades in
-125 ms on every Tab press, and no test here reads a colour in the middle of a key's work
-(the screenshots and the dark-mode tests wait for Material's colour transitions on their own).
+none runs). Unless ``colours`` is true, transitions of colour and shadow are left out: a
+focused link's colour fades in 125 ms on every Tab press, and a test of the keyboard reads
+where the focus is and whether it is seen, never a colour.
 ``getAnimations()`` brings the page's style up to date first, so a transition the last input
 started is among them. Synchronous, so it also answers on a page whose own JavaScript is off
 (there a promise it awaited would never settle)."""
 
 
-def settle(page, rounds: int = 20) -> None:
-    """Wait until ``page`` has come to rest: the transitions the last input started have ended."""
+def settle(page, colours: bool = False, rounds: int = 20) -> None:
+    """Wait until ``page`` has come to rest: the transitions the last input started have ended
+    (with ``colours``, those of colours and shadows too: for a test that reads colours)."""
     for _ in range(rounds):
-        left = page.evaluate(LEFT)
+        left = page.evaluate(LEFT, colours)
         if left <= 0:
             return
         page.wait_for_timeout(min(left, 1000) + 10)

@@ -13,6 +13,7 @@ from urllib.parse import urljoin
 
 import pytest
 
+from tests.browser.motion import settle
 from tests.browser.pixels import edge_shadows
 
 pytestmark = pytest.mark.browser
@@ -45,7 +46,7 @@ def open_page(new_page, site_url: str, path: str, scheme: str, width: int = 360)
     assert response is not None and response.status == 200, path
     page.wait_for_selector("html[data-playground-ready]", state="attached", timeout=15_000)
     assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == SCHEMES[scheme]
-    page.wait_for_timeout(300)  # Material's colour transitions settle
+    settle(page, colours=True)  # Material's colour transitions
     # a11y.js makes tables that scroll sideways focusable when the browser is idle.
     page.wait_for_function(
         """() => Array.from(document.querySelectorAll('.md-typeset__scrollwrap'))

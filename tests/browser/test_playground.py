@@ -25,6 +25,7 @@ import pytest
 from harnessbook import InvalidRequestError, build_context_packet, demo_request
 from harnessbook.cli import _escape_in_output, _parse_text, _Unreadable
 from tests import soup
+from tests.browser.motion import settle
 from tests.browser.pixels import edge_shadows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -769,7 +770,7 @@ def test_open_playground_is_axe_clean_in_both_colour_schemes(reader_page, site_u
         # What Material's palette toggle does: switch the scheme attribute the colours hang on.
         page.evaluate("scheme => document.body.setAttribute('data-md-color-scheme', scheme)", scheme)
         page.mouse.move(0, 0)  # no hover state on a control
-        page.wait_for_timeout(500)  # Material's colour transitions settle
+        settle(page, colours=True)  # Material's colour transitions
         violations = page.evaluate(
             """async () => {
               const results = await axe.run(
