@@ -189,3 +189,55 @@ def test_mutation_testing_leaves_out_exactly_what_its_comment_says():
     assert not unexplained - stale, (
         f"deselected, though they neither start a process nor use hypothesis: {sorted(unexplained - stale)}"
     )
+
+
+# --------------------------------------------------------------- hypothesis's plugin (conftest.py)
+
+
+def _session_with_plugin() -> tuple[SimpleNamespace, list[object]]:
+    unregistered: list[object] = []
+    plugin = object()
+    manager = SimpleNamespace(
+        get_plugin=lambda name: plugin if name == "hypothesispytest" else None,
+        unregister=unregistered.append,
+    )
+    return SimpleNamespace(config=SimpleNamespace(pluginmanager=manager)), unregistered
+
+
+def test_a_run_without_hypothesis_unloads_its_plugin_and_one_with_it_keeps_it(monkeypatch, pytestconfig):
+    """The plugin imports all of hypothesis for its closing summary: a run whose collection
+    never imported hypothesis (a page's own pytest command) unregisters it; any other keeps it."""
+    (root_conftest,) = [
+        plugin
+        for plugin in pytestconfig.pluginmanager.get_plugins()
+        if getattr(plugin, "__file__", None) == str(ROOT / "conftest.py")
+    ]
+    session, unregistered = _session_with_plugin()
+    monkeypatch.setitem(sys.modules, "hypothesis", SimpleNamespace())
+    root_conftest.pytest_collection_finish(session)
+    assert unregistered == []
+    monkeypatch.delitem(sys.modules, "hypothesis")
+    root_conftest.pytest_collection_finish(session)
+    assert len(unregistered) == 1
+
+
+def test_a_pages_own_pytest_run_never_imports_hypothesis():
+    """What the hook above is for, in a real run of one page as its console example runs it."""
+    probe = "import atexit, sys; atexit.register(lambda: print('hypothesis' in sys.modules))"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"{probe}; import pytest; raise SystemExit(pytest.main(sys.argv[1:]))",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "docs/chapters/06-context-packet/first-fit.en.md",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "False", done.stdout[-500:]
