@@ -12,8 +12,7 @@ file first, and the files that parse the built pages together.
 
 Byte code is cached, even where ``PYTHONDONTWRITEBYTECODE`` is set (these machines set it): see
 :func:`keep_byte_code`. A worker skips the interpreter's clean-up when it exits: see
-:func:`pytest_configure`. A run without a hypothesis test does not import hypothesis for its
-closing summary: see :func:`pytest_collection_finish`.
+:func:`pytest_configure`.
 """
 
 from __future__ import annotations
@@ -76,23 +75,6 @@ def pytest_configure(config: pytest.Config) -> None:
         from tests.scheduling import RunSeconds
 
         config.pluginmanager.register(RunSeconds(config), "harnessbook-test-seconds")
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """A run whose tests never import hypothesis does not load it for its closing summary.
-
-    hypothesis's pytest plugin imports all of hypothesis in its terminal summary (to list what
-    its observability mode wrote), even in a run without a single hypothesis test: each of the
-    pages' own ``python -m pytest`` commands paid about 0.11 s of CPU for it, 0.39 s a run
-    instead of 0.28 s. When collection has not imported hypothesis, no test of this run uses
-    it, and the plugin, with nothing to report, is unregistered. (A pytest-xdist controller
-    collects nothing and keeps it.)
-    """
-    if "hypothesis" in sys.modules:
-        return
-    plugin = session.config.pluginmanager.get_plugin("hypothesispytest")
-    if plugin is not None:
-        session.config.pluginmanager.unregister(plugin)
 
 
 @pytest.hookimpl(tryfirst=True)
