@@ -70,8 +70,9 @@ def _containing(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 # Built level by level, four deep, rather than with st.recursive(scalars, _containing,
 # max_leaves=25): the 298 tests that draw requests took about 14.6 s of CPU this way against
 # 17.6 s (the differential test of test_hostile_input.py 4.7 s against 6.2 s). A value is a
-# scalar about half the time (one time in twenty with st.recursive) and nests less: deeper than
-# two levels in 11 % of values, against 32 %. test_hostile_input.py nests 10,000 deep on purpose.
+# scalar a third to a half of the time (one time in twenty with st.recursive) and nests less:
+# deeper than two levels in about 12 % of values, against about a third, and never deeper than
+# four. test_hostile_input.py nests 10,000 deep on purpose.
 _nested = scalars
 for _ in range(3):
     _nested = scalars | _containing(_nested)

@@ -1,8 +1,8 @@
 """Fuzzing: no exception other than InvalidRequestError escapes, whatever JSON value arrives.
 
-Two sources of input: arbitrary JSON values (hypothesis' recursive strategy), and near-valid
-requests, a valid request with one spot replaced, removed or added. Whenever the builder
-accepts such an input, the result must also be well formed.
+Two sources of input: arbitrary JSON values (``json_values`` in tests/strategies.py, up to four
+levels deep), and near-valid requests, a valid request with one spot replaced, removed or added.
+Whenever the builder accepts such an input, the result must also be well formed.
 """
 
 from __future__ import annotations

@@ -18,9 +18,10 @@ from __future__ import annotations
 LEFT = """colours => Math.max(0, ...document.getAnimations()
   .filter(a => a.playState === "running" && a.effect && a.effect.getComputedTiming().iterations !== Infinity
     && (colours || !/(color|shadow)$|^background/.test(a.transitionProperty || "")))
-  .map(a => { const t = a.effect.getComputedTiming(); return t.endTime - (t.localTime || 0); }))"""
+  .map(a => { const t = a.effect.getComputedTiming(); return t.endTime - (t.localTime || 0); })
+  .filter(Number.isFinite))"""
 """Milliseconds until the last running finite animation or transition of the page ends (0 when
-none runs). Unless ``colours`` is true, transitions of colour and shadow are left out: a
+none runs; a time that is not a finite number is left out). Unless ``colours`` is true, transitions of colour and shadow are left out: a
 focused link's colour fades in 125 ms on every Tab press, and a test of the keyboard reads
 where the focus is and whether it is seen, never a colour.
 ``getAnimations()`` brings the page's style up to date first, so a transition the last input
