@@ -21,12 +21,12 @@ LEFT = """colours => Math.max(0, ...document.getAnimations()
   .map(a => { const t = a.effect.getComputedTiming(); return t.endTime - (t.localTime || 0); })
   .filter(Number.isFinite))"""
 """Milliseconds until the last running finite animation or transition of the page ends (0 when
-none runs; a time that is not a finite number is left out). Unless ``colours`` is true, transitions of colour and shadow are left out: a
-focused link's colour fades in 125 ms on every Tab press, and a test of the keyboard reads
-where the focus is and whether it is seen, never a colour.
-``getAnimations()`` brings the page's style up to date first, so a transition the last input
-started is among them. Synchronous, so it also answers on a page whose own JavaScript is off
-(there a promise it awaited would never settle)."""
+none runs; a time that is not a finite number is left out). Unless ``colours`` is true,
+transitions of colour and shadow are left out: a focused link's colour fades in 125 ms on every
+Tab press, and a test of the keyboard reads where the focus is and whether it is seen, never a
+colour. ``getAnimations()`` brings the page's style up to date first, so a transition the last
+input started is among them. Synchronous, so it also answers on a page whose own JavaScript is
+off (there a promise it awaited would never settle)."""
 
 
 def settle(page, colours: bool = False, rounds: int = 20) -> None:
