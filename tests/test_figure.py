@@ -313,7 +313,7 @@ RICH_SHOWN = {
         ],
     ),
     "zh": (
-        "预算 6 单位的 context packet：选入 2 项共 5 单位，1 个指针，排除 4 项，2 项待刷新，0 项缺少出处；"
+        "预算 6 单位的上下文包：选入 2 项共 5 单位，1 个指针，排除 4 项，2 项待刷新，0 项缺少出处；"
         "状态 refresh_required，阶段 refresh_context。",
         [
             "需要 10 · 可用 1",
@@ -350,7 +350,7 @@ def test_the_description_and_the_details_give_each_number_in_its_place(lang):
         ),
         (
             "zh",
-            "预算 1 单位的 context packet：选入 1 项共 1 单位，0 个指针，排除 0 项，0 项待刷新，0 项缺少出处；"
+            "预算 1 单位的上下文包：选入 1 项共 1 单位，0 个指针，排除 0 项，0 项待刷新，0 项缺少出处；"
             "状态 ready，阶段 assembled。",
         ),
     ],

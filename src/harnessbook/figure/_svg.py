@@ -53,7 +53,7 @@ TITLE_WIDTH = 1000  # a cut text's <title> keeps this many characters of it, the
 
 _WORDS: dict[str, dict[str, str]] = {
     "zh": {
-        "title": "Context packet 图示：状态 {state}",
+        "title": "上下文包图示：状态 {state}",
         "state": "状态 {state}",
         "phase": "阶段 {phase}",
         "budget": "预算 {budget} · 已用 {used} · 未用 {unused}",
@@ -80,7 +80,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "list_sep": "、",
         "more": "…… 另有 {n} 项（完整列表在 evidence 中）",
         "desc": (
-            "预算 {budget}的 context packet：选入 {selected} 项共 {used}，{pointers}，"
+            "预算 {budget}的上下文包：选入 {selected} 项共 {used}，{pointers}，"
             "排除 {excluded} 项，{refresh} 项待刷新，{unknowns} 项缺少出处；状态 {state}，阶段 {phase}。"
         ),
         "caption": "evidence：每个候选一条决定记录",

@@ -35,7 +35,7 @@ _FLOW: dict[str, dict[str, Any]] = {
         ),
         "each": "4 对每个候选：第一条适用的规则决定它",
         "rules": {
-            "expiry": ("已过期", ["excluded", "当前直接证据加 refresh"]),
+            "expiry": ("已过期", ["excluded", "若为当前直接证据，", "另加 refresh"]),
             "conflict": ("与新鲜直接证据冲突", ["excluded + refresh", "那条证据须是当前的"]),
             "budget_fit": ("放得进剩余预算", ["selected"]),
             "pointer": ("有非空白 reference", ["pointer"]),
