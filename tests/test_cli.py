@@ -408,7 +408,10 @@ def test_integer_too_long_to_read_exits_1():
     code, out, err = run(["build", "-"], stdin=data)
     assert (code, out) == (1, "")
     # In the reader's terms: no Python setting to raise (the playground has none either).
-    assert err == "harnessbook: standard input has an integer with more than 4300 digits, too long to read\n"
+    assert (
+        err
+        == "harnessbook: standard input has an integer with more than 4300 digits at $.budgetUnits, too long to read\n"
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -537,7 +540,7 @@ def test_a_number_too_small_to_read_is_refused_as_written():
     assert (code, out) == (1, "")
     assert (
         err
-        == "harnessbook: standard input has the number 1e-400, too small for a float (it would read as 0)\n"
+        == "harnessbook: standard input has the number 1e-400 at $.budgetUnits, too small for a float (it would read as 0)\n"
     )
     code, _, err = run(["build", "-"], stdin=b'{"budgetUnits": 0.0e-400}')  # written as zero: read
     assert code == 2 and "got 0.0 (number)" in err

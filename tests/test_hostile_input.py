@@ -12,6 +12,7 @@ codes, fuzzing).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as dt
 import difflib
@@ -31,6 +32,7 @@ from collections.abc import Iterator
 from io import BytesIO, TextIOWrapper
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given
@@ -256,6 +258,28 @@ def test_large_invalid_timestamps_are_not_kept_alive() -> None:
     finally:
         tracemalloc.stop()
     assert retained < 2_000_000, f"{retained} bytes retained after 50 calls with 1 MB values"  # was 50 MB
+
+
+def test_a_timestamp_of_a_str_subclass_is_not_kept_alive() -> None:
+    """A caller's ``str`` subclass can carry anything: the timestamp cache keeps no reference to
+    one, valid or not."""
+    import weakref
+
+    class Stamp(str):
+        payload = b""
+
+    request: Any = seed_request()
+    refs = []
+    for text in ("2026-07-15", "not a date"):
+        stamp = Stamp(text)
+        refs.append(weakref.ref(stamp))
+        request["candidates"][0]["capturedAt"] = stamp
+        with contextlib.suppress(InvalidRequestError):
+            build_context_packet(request)
+        del stamp
+    del request
+    gc.collect()
+    assert [ref() for ref in refs] == [None, None]
 
 
 # ---------------------------------------------------------------------------
@@ -576,6 +600,44 @@ def test_a_value_whose_methods_raise_gives_invalid_request_error(where: str, val
     assert_plain_json(result)
 
 
+@pytest.mark.parametrize(
+    ("where", "spec", "expected"),
+    [
+        ("request", dict, "$: a request must be an object, got <MagicMock"),
+        ("anchor", dict, "$.taskAnchor: must be an object, got <MagicMock"),
+        ("budget", int, "$.budgetUnits: must be an integer greater than 0, got <MagicMock"),
+        ("candidates", list, "$.candidates: must be an array, got <MagicMock"),
+        ("candidate", dict, "$.candidates[2]: a candidate must be an object, got <MagicMock"),
+        ("id", str, "$.candidates[0].id: must be a non-blank string, got <MagicMock"),
+        ("key", str, "$.candidates[0]: key <MagicMock"),
+    ],
+)
+def test_an_object_that_claims_a_class_it_does_not_have_is_refused(
+    where: str, spec: type, expected: str
+) -> None:
+    """A mock's ``__class__`` passes ``isinstance``, but the real class's methods refuse it: the
+    plain copy goes by the object's real type, so the caller gets the error, not a TypeError."""
+    fake = mock.MagicMock(spec=spec)
+    assert isinstance(fake, spec)
+    request: Any = demo_request()
+    if where == "request":
+        request = fake
+    elif where == "anchor":
+        request["taskAnchor"] = fake
+    elif where == "budget":
+        request["budgetUnits"] = fake
+    elif where == "candidates":
+        request["candidates"] = fake
+    elif where == "candidate":
+        request["candidates"].append(fake)
+    elif where == "id":
+        request["candidates"][0]["id"] = fake
+    else:
+        request["candidates"][0][fake] = 1
+    problems = problems_of(request).problems
+    assert any(problem.startswith(expected) for problem in problems), problems
+
+
 @pytest.mark.parametrize("path", [("budgetUnits",), ("candidates", 0, "sizeUnits")])
 def test_integers_above_2_53_minus_1_are_refused_by_builder_and_schema(path: tuple[str | int, ...]) -> None:
     def at(value: int) -> Any:
@@ -647,9 +709,31 @@ def test_a_number_too_large_for_a_float_is_named_as_written(literal: str) -> Non
     assert (code, out) == (1, "")
     # Valid JSON (RFC 8259 lets a reader limit the range), so not called "not JSON".
     assert err == (
-        f"harnessbook: standard input has the number {literal}, too large for a float (it would read as infinity)\n"
+        f"harnessbook: standard input has the number {literal} at $.budgetUnits, too large for a float (it would read as infinity)\n"
     )
     assert run(["build", "-"], b'{"budgetUnits": 1e308}')[0] == 2  # large, but a float: read
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (
+            '{"candidates": [{"sizeUnits": 1}, {"sizeUnits": 2e999}]}',
+            "has the number 2e999 at $.candidates[1].sizeUnits, too large",
+        ),
+        ('{"a": [1, 2, [NaN]], "b": Infinity}', "is not JSON: NaN at $.a[2][0] is not a JSON value"),
+        ('{"a": 1e-999, "b": NaN}', "has the number 1e-999 at $.a, too small"),
+        ('{"x": {"y": NaN}, "x": 1}', "is not JSON: NaN is not a JSON value"),  # dropped by the repeat
+        ("[NaN, }", "is not JSON: NaN is not a JSON value"),  # before the syntax error
+        ('{"a": ' + "1" * 5000 + "}", "has an integer with more than 4300 digits at $.a, too long"),
+    ],
+)
+def test_a_refused_value_is_named_with_its_json_path(text: str, words: str) -> None:
+    """The first refused value in the text is the one reported, with its place in the document
+    when it is still there (a repeated key can drop it: then the words alone)."""
+    code, out, err = run(["build", "-"], text.encode())
+    assert (code, out) == (1, "")
+    assert err.startswith("harnessbook: standard input " + words), err
 
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
@@ -658,7 +742,7 @@ def test_nan_and_infinity_are_not_json(literal: str) -> None:
     assert (code, out) == (1, "")
     assert (
         err
-        == f"harnessbook: standard input is not JSON: {literal} is not a JSON value (JSON has no NaN or Infinity)\n"
+        == f"harnessbook: standard input is not JSON: {literal} at $.budgetUnits is not a JSON value (JSON has no NaN or Infinity)\n"
     )
 
 

@@ -141,21 +141,73 @@ def _escape_in_output(text: str) -> str:
     return _ESCAPED_IN_OUTPUT.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
-def _refuse_constant(name: str) -> NoReturn:
-    raise _Unreadable(f"is not JSON: {name} is not a JSON value (JSON has no NaN or Infinity)")
+class _Refused:
+    """A value json read but the command refuses (``NaN``, a number no float holds, an integer
+    too long to convert), left in its place until the document is read, so that the refusal
+    can name where it is. ``words`` holds ``{at}`` where that goes."""
+
+    __slots__ = ("words",)
+
+    def __init__(self, words: str) -> None:
+        self.words = words
 
 
-def _finite_float(text: str) -> float:
-    # json reads 1e400 as infinity, which JSON cannot hold either: refuse it as its own words,
-    # not as an "inf" the reader never wrote.
-    value = float(text)
-    shown = _cut(text, 40)
-    if value in (math.inf, -math.inf):
-        raise _Unreadable(f"has the number {shown}, too large for a float (it would read as infinity)")
-    if value == 0 and re.search("[1-9]", text.lower().partition("e")[0]):
-        # 1e-400 reads as 0.0: a value the reader never wrote, refused as its own words too.
-        raise _Unreadable(f"has the number {shown}, too small for a float (it would read as 0)")
-    return value
+class _Refusals:
+    """json's ``parse_constant``, ``parse_float`` and ``parse_int``: each returns the value, or
+    a :class:`_Refused` placeholder kept in ``found``, in the order of the text."""
+
+    def __init__(self) -> None:
+        self.found: list[_Refused] = []
+
+    def _refuse(self, words: str) -> _Refused:
+        refused = _Refused(words)
+        self.found.append(refused)
+        return refused
+
+    def constant(self, name: str) -> _Refused:
+        return self._refuse(f"is not JSON: {name}{{at}} is not a JSON value (JSON has no NaN or Infinity)")
+
+    def float(self, text: str) -> float | _Refused:
+        # json reads 1e400 as infinity, which JSON cannot hold either: refuse it as its own
+        # words, not as an "inf" the reader never wrote.
+        value = float(text)
+        shown = _cut(text, 40).replace("{", "{{").replace("}", "}}")
+        if value in (math.inf, -math.inf):
+            return self._refuse(
+                f"has the number {shown}{{at}}, too large for a float (it would read as infinity)"
+            )
+        if value == 0 and re.search("[1-9]", text.lower().partition("e")[0]):
+            # 1e-400 reads as 0.0: a value the reader never wrote, refused as its own words too.
+            return self._refuse(f"has the number {shown}{{at}}, too small for a float (it would read as 0)")
+        return value
+
+    def int(self, text: str) -> int | _Refused:
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python converts (its own words name a setting)
+            limit = sys.get_int_max_str_digits()
+            return self._refuse(f"has an integer with more than {limit} digits{{at}}, too long to read")
+
+    def error(self, root: Any = None) -> _Unreadable:
+        """The refusal of the first refused value in the text, with its JSON path when it is
+        still in the document ``root`` (a repeated key can drop it)."""
+        first = self.found[0]
+        where = _path_to(root, first)
+        return _Unreadable(first.words.format(at="" if where is None else f" at {where}"))
+
+
+def _path_to(root: Any, target: object) -> str | None:
+    """The JSON path of ``target`` in ``root`` (by identity; iterative: any depth), or None."""
+    stack: list[tuple[Any, str]] = [(root, "$")]
+    while stack:
+        value, path = stack.pop()
+        if value is target:
+            return path
+        if type(value) is dict:
+            stack.extend((item, _child(path, key)) for key, item in reversed(value.items()))
+        elif type(value) is list:
+            stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(value))))
+    return None
 
 
 class _Duplicates:
@@ -224,11 +276,18 @@ def _parse_text(text: str) -> Any:
     if _BLANK.fullmatch(text):  # json's words would be "Expecting value (line 1, column 1)"
         raise _Unreadable("is empty" if not text else "holds only white space")
     duplicates = _Duplicates()
+    refusals = _Refusals()
     try:
         request = json.loads(
-            text, object_pairs_hook=duplicates, parse_constant=_refuse_constant, parse_float=_finite_float
+            text,
+            object_pairs_hook=duplicates,
+            parse_constant=refusals.constant,
+            parse_float=refusals.float,
+            parse_int=refusals.int,
         )
     except json.JSONDecodeError as error:
+        if refusals.found:  # a refused value came first in the text: it is the first problem
+            raise refusals.error() from None
         # json's words for a text that starts with U+FEFF advise a programmer which codec to use.
         message = (
             "a byte-order mark (U+FEFF) before the JSON text" if text.startswith("\ufeff") else error.msg
@@ -238,13 +297,12 @@ def _parse_text(text: str) -> Any:
             position=(message, error.lineno, error.colno),
         ) from None
     except RecursionError:
+        if refusals.found:
+            raise refusals.error() from None
         raise _Unreadable("is nested too deeply to read") from None
-    except _Unreadable as error:  # a NaN, or a number no float holds: said in its own words
-        raise _Unreadable(error.args[0]) from None
-    except ValueError:  # an integer with more digits than Python converts (its own words name a setting)
-        limit = sys.get_int_max_str_digits()
-        raise _Unreadable(f"has an integer with more than {limit} digits, too long to read") from None
     del text
+    if refusals.found:
+        raise refusals.error(request)
     if duplicates.found:
         where = _first_repeat(request, duplicates.found)
         raise _Unreadable(

@@ -1,8 +1,11 @@
 """Plain copies: whether a request holds only plain JSON values, and a copy of it that does,
-made without running any of the caller's code (see [`validation`][harnessbook.context_packet.validation]).
+made without running the caller's code, apart from the ``__repr__`` of a value it can only show,
+whose failure is caught (see [`validation`][harnessbook.context_packet.validation]).
 """
 
 from __future__ import annotations
+
+from typing import cast
 
 from harnessbook.context_packet.errors import (
     _Foreign,
@@ -45,7 +48,8 @@ def _is_plain_candidate(candidate: object) -> bool:
 
 def _plain(value: object, levels: int) -> object:
     """A copy of ``value`` in plain JSON types, ``levels`` levels of containers deep, running
-    none of the caller's code.
+    none of the caller's code but the ``__repr__`` of what becomes a `_Foreign` (caught if it
+    fails). Types are read from ``type(value)``, never from the ``__class__`` a value claims.
 
     A subclass of ``str``, ``int`` or ``float`` becomes its plain base (``IntEnum.X`` becomes
     its ``int``); a ``dict`` or ``list`` (or a subclass) is copied while ``levels`` lasts, then
@@ -55,22 +59,25 @@ def _plain(value: object, levels: int) -> object:
     kind = type(value)
     if kind in _PLAIN_LEAVES:
         return value
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, bool):  # pragma: no cover - bool cannot be subclassed
-        return bool(value)
-    if isinstance(value, int):
-        return int.__int__(value)
-    if isinstance(value, float):
-        return float.__float__(value)
-    if isinstance(value, dict):
+    # issubclass of the real type, not isinstance: an object can claim a class it does not have
+    # (a mock's ``__class__``, a lazy proxy), and the base class's methods would refuse it.
+    if issubclass(kind, str):
+        return str.__str__(cast(str, value))
+    if issubclass(kind, int):  # bool cannot be subclassed: an int subclass here
+        return int.__int__(cast(int, value))
+    if issubclass(kind, float):
+        return float.__float__(cast(float, value))
+    if issubclass(kind, dict):
         if levels > 0:
-            return {_plain_key(key): _plain(item, levels - 1) for key, item in dict.items(value)}
+            return {
+                _plain_key(key): _plain(item, levels - 1)
+                for key, item in dict.items(cast(dict[object, object], value))
+            }
         if kind is dict:
             return value
-    if isinstance(value, list):
+    if issubclass(kind, list):
         if levels > 0:
-            return [_plain(item, levels - 1) for item in list.__iter__(value)]
+            return [_plain(item, levels - 1) for item in list.__iter__(cast(list[object], value))]
         if kind is list:
             return value
     # Shown as a problem shows a value: a tuple item by item, only as far as is shown (its repr
@@ -80,25 +87,27 @@ def _plain(value: object, levels: int) -> object:
 
 def _plain_request(request: object) -> object:
     """`_plain` for a request: as deep as the walk compares, and no deeper."""
-    if not isinstance(request, dict):
+    if not issubclass(type(request), dict):
         return _plain(request, 0)
     copy: dict[object, object] = {}
-    for key, value in dict.items(request):
+    for key, value in dict.items(cast(dict[object, object], request)):
         name = _plain_key(key)
         if name == "taskAnchor":
             copy[name] = _plain(value, 1)
-        elif name == "candidates" and isinstance(value, list):
-            copy[name] = [_plain_candidate(candidate) for candidate in list.__iter__(value)]
+        elif name == "candidates" and issubclass(type(value), list):
+            copy[name] = [
+                _plain_candidate(candidate) for candidate in list.__iter__(cast(list[object], value))
+            ]
         else:
             copy[name] = _plain(value, 0)
     return copy
 
 
 def _plain_candidate(candidate: object) -> object:
-    if not isinstance(candidate, dict):
+    if not issubclass(type(candidate), dict):
         return _plain(candidate, 0)
     copy: dict[object, object] = {}
-    for key, value in dict.items(candidate):
+    for key, value in dict.items(cast(dict[object, object], candidate)):
         name = _plain_key(key)
         copy[name] = _plain(value, 1 if name == "conflictsWith" else 0)
     return copy
@@ -107,6 +116,6 @@ def _plain_candidate(candidate: object) -> object:
 def _plain_key(key: object) -> object:
     if type(key) is str:
         return key
-    if isinstance(key, str):
-        return str.__str__(key)
+    if issubclass(type(key), str):
+        return str.__str__(cast(str, key))
     return _Foreign(_repr(key), _type_name(key))

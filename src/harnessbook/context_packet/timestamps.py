@@ -20,9 +20,11 @@ _DATE_TIME = re.compile(
 def _valid_timestamp(text: str) -> bool:
     """RFC 3339 full-date or date-time with a time zone (JSON Schema's date / date-time).
 
-    Only short strings are remembered between calls, so no caller's large value is kept alive.
+    Only short, exact ``str`` values are remembered between calls: no caller's large value, and
+    no object of a caller's ``str`` subclass (which could carry anything), is kept alive by the
+    cache, and the cache never hashes or compares one.
     """
-    if len(text) <= _CACHE_WIDTH:
+    if type(text) is str and len(text) <= _CACHE_WIDTH:
         return _valid_short_timestamp(text)
     return _is_timestamp(text)
 
