@@ -768,3 +768,21 @@ def test_a_non_blocking_standard_input_is_waited_for():
     writer.join()
     assert (code, err.getvalue()) == (EXIT_CODES["ready"], "")
     assert json.loads(out.getvalue()) == build_context_packet(demo_request())
+
+
+def test_in_process_callers_get_a_line_not_a_traceback_for_what_argv_cannot_hold():
+    """main() is also called in-process, with strings no command line can carry: a NUL in a
+    file name (open() raises ValueError, not OSError) and a text stream holding a lone
+    surrogate (named as such, not as a byte of the command's own re-encoding)."""
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["build", "a\x00b.json"], stdout=out, stderr=err) == 1
+    assert (out.getvalue(), err.getvalue()) == (
+        "",
+        "harnessbook: cannot read a\\u0000b.json: embedded null byte\n",
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["build", "-"], stdin=io.StringIO('{"a": "x\ud800"}'), stdout=out, stderr=err) == 1
+    assert (out.getvalue(), err.getvalue()) == (
+        "",
+        "harnessbook: standard input is not UTF-8: a lone surrogate U+D800 at character 8, which UTF-8 cannot hold\n",
+    )

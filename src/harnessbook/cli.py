@@ -353,20 +353,34 @@ def _read(name: str, stdin: TextIO | None, max_bytes: int) -> Any:
                 if buffer is not None:
                     data = b"".join(_read_at_most(buffer.read, max_bytes + 1, _waiter(buffer)))
                 else:
-                    data = "".join(_read_at_most(stdin.read, max_bytes + 1)).encode("utf-8", "surrogatepass")
+                    data = _utf8("".join(_read_at_most(stdin.read, max_bytes + 1)))
+            except _Unreadable:
+                raise
             except (OSError, ValueError) as error:
                 raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
         else:
             try:
                 with open(name, "rb") as handle:
                     data = b"".join(_read_at_most(handle.read, max_bytes + 1))
-            except OSError as error:
+            except (OSError, ValueError) as error:  # ValueError: a NUL in a name given to main()
                 raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
         if len(data) > max_bytes:
             raise _Unreadable(f"is larger than {max_bytes} bytes, the limit (raise it with --max-bytes)")
         return _parse(data)  # json's objects take several times the text's size
     except MemoryError:
         raise _Unreadable(_TOO_LARGE) from None
+
+
+def _utf8(text: str) -> bytes:
+    """The UTF-8 of a text stream's ``text`` (given to :func:`main` in-process): a lone surrogate,
+    which no UTF-8 can hold, is named as the character it is, where it is."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        code = ord(text[error.start])
+        raise _Unreadable(
+            f"is not UTF-8: a lone surrogate U+{code:04X} at character {error.start}, which UTF-8 cannot hold"
+        ) from None
 
 
 def _waiter(stream: Any) -> Callable[[], object] | None:
