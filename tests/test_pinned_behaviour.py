@@ -1051,11 +1051,12 @@ def test_input_of_exactly_the_limit_is_read_whole(buffered):
 
 
 def test_a_lone_surrogate_from_a_text_stream_is_not_utf8():
-    """Mutants: the ``surrogatepass`` of a text stream without ``.buffer`` dropped or renamed."""
+    """Mutants: the lone surrogate's code point or place, read from a text stream without
+    ``.buffer`` (no UTF-8 holds it: named as itself, not as a byte of a re-encoding)."""
     err = io.StringIO()
-    assert main(["build", "-"], stdin=io.StringIO('"\ud800"'), stdout=io.StringIO(), stderr=err) == 1
+    assert main(["build", "-"], stdin=io.StringIO('"\udfff"'), stdout=io.StringIO(), stderr=err) == 1
     assert err.getvalue() == (
-        "harnessbook: standard input is not UTF-8: invalid continuation byte at byte 1\n"
+        "harnessbook: standard input is not UTF-8: a lone surrogate U+DFFF at character 1, which UTF-8 cannot hold\n"
     )
 
 

@@ -518,3 +518,60 @@ def test_the_schemas_white_space_is_what_the_builder_strips():
         assert (non_blank.search(char) is None) is space, f"U+{code:04X}"
         assert (reference.search(char) is None) is space, f"U+{code:04X}"
         assert (blank.search(char * 2) is not None) is space, f"U+{code:04X}"
+
+
+RULES_OF_DECISION = {
+    "selected": {"budget_fit"},
+    "pointer": {"pointer"},
+    "excluded": {"expiry", "conflict", "over_budget"},
+    "blocked": {"provenance_gate"},
+    "not_assessed": {"provenance_gate"},
+}
+ALL_RULES = ("provenance_gate", "expiry", "conflict", "budget_fit", "pointer", "over_budget")
+
+
+def every_decision_results() -> list[Any]:
+    """A result that is not blocked and holds every decision but the gate's, and a blocked one."""
+
+    def item(id: str, **changes: Any) -> Any:
+        return {
+            "id": id,
+            "kind": "direct-evidence",
+            "source": f"injected:{id}",
+            "capturedAt": "2026-07-15",
+            "relevance": "current",
+            "freshness": "fresh",
+            "sizeUnits": 1,
+            "content": id,
+        } | changes
+
+    anchor = seed_request()["taskAnchor"]
+    candidates = [
+        item("fits"),
+        item("large-log", sizeUnits=9, reference="ci/log.txt"),
+        item("too-large", sizeUnits=9),
+        item("old", freshness="expired"),
+        item("summary", kind="history-summary", relevance="background", conflictsWith="fits"),
+    ]
+    ready = build_context_packet({"taskAnchor": anchor, "budgetUnits": 2, "candidates": candidates})
+    gap = [*candidates, item("no-source", source=None)]
+    blocked = build_context_packet({"taskAnchor": anchor, "budgetUnits": 2, "candidates": gap})
+    return [ready, blocked]
+
+
+def test_result_schema_pairs_each_decision_with_its_rules():
+    """The builder's pairs of decision and rule are the schema's; the schema refuses every other
+    pair, and a decision from the other side of the provenance gate (blocked or not_assessed in
+    a result that is not blocked, or the reverse)."""
+    results = every_decision_results()
+    pairs = {(item["decision"], item["rule"]) for result in results for item in result["evidence"]}
+    assert pairs == {(d, r) for d, rules in RULES_OF_DECISION.items() for r in rules}  # each one reached
+    gated = {"blocked", "not_assessed"}
+    for result in results:
+        RESULT_VALIDATOR.validate(result)
+        for decision, rules in RULES_OF_DECISION.items():
+            for rule in ALL_RULES:
+                changed = copy.deepcopy(result)
+                changed["evidence"][0] |= {"decision": decision, "rule": rule}
+                valid = rule in rules and (decision in gated) == (result["state"] == "blocked")
+                assert RESULT_VALIDATOR.is_valid(changed) == valid, (result["state"], decision, rule)
