@@ -37,10 +37,12 @@ import shlex
 import subprocess
 import sys
 import traceback
+import unittest
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sybil import Document, Example, Region, Sybil
 from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.evaluators.python import PythonEvaluator
@@ -112,6 +114,10 @@ def _page_traceback(error: BaseException, path: str) -> str:
     return "\n".join(["this block raised an exception:", *shown, exception])
 
 
+SKIPPED = (pytest.skip.Exception, pytest.xfail.Exception, unittest.SkipTest)
+"""What a block raises to skip or xfail itself (pytest's are BaseExceptions): a failure here."""
+
+
 class PageBlock:
     """Runs one python block or doctest of a page. A plain block that raises is reported in the
     page's words (not as the page reprinted up to that line), and marks the page: its later
@@ -128,11 +134,15 @@ class PageBlock:
                 f"not run: the python block at line {failed_at} of this page failed, and the page's "
                 "blocks share one namespace (fix that one first)"
             )
-        if not self.marks:
-            return self.evaluate(example)
         try:
             return self.evaluate(example)
+        except SKIPPED as error:  # however it was spelt (an alias, an import): SKIPS only reads text
+            if self.marks:
+                example.namespace[FAILED_AT] = example.line
+            return f"{type(error).__name__}: {error}: the book's examples are never skipped"
         except Exception as error:
+            if not self.marks:
+                raise
             example.namespace[FAILED_AT] = example.line
             report = _page_traceback(error, example.path)
             if isinstance(error, SyntaxError) and ">>> " in str(example.parsed):
@@ -457,8 +467,12 @@ class UnrunFenceParser:
                 continue
             if title in PAIR_FOLLOWERS and follows_request:
                 continue
-            if language in PROSE_LANGUAGES and title not in PAIR_FOLLOWERS:
-                continue
+            if (
+                language in PROSE_LANGUAGES
+                and title not in PAIR_FOLLOWERS
+                and not (title or "").endswith(".json")
+            ):
+                continue  # prose; a ```text titled request.json is a request that would never run
             info = f"```{language}" + (
                 f" {region.lexemes['attributes']}" if region.lexemes["attributes"] else ""
             )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import unittest
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,7 +136,11 @@ def fence_problems(path: Path) -> list[str]:
             f' title="{fence.title}"' if fence.title else ""
         )
         covered = [r for r in regions if r.start < fence.end and fence.start < r.end]
-        must_run = fence.language not in PROSE_LANGUAGES or fence.title in PAIR_FOLLOWERS
+        must_run = (
+            fence.language not in PROSE_LANGUAGES
+            or fence.title in PAIR_FOLLOWERS
+            or (fence.title or "").endswith(".json")  # JSON by its title, whatever its language
+        )
         if must_run and not covered:
             problems.append(
                 f"{where}: not collected by Sybil, so never run (write ```python or ```console to run"
@@ -228,6 +233,11 @@ BROKEN_PAGES = {
     "pytest-skip": ("```python\nimport pytest\npytest.skip('later')\n```\n", "pytest skip"),
     "skip-comment": ("<!-- skip: next -->\n\n```python\nprint(1)\n```\n", "Sybil directive comment"),
     "tilde-py": ("~~~py\nprint(1)\n~~~\n", "not collected by Sybil"),
+    "text-request": (
+        '```text title="request.json"\n{}\n```\n\n```text\nprose\n```\n',
+        "not collected by Sybil",
+    ),
+    "yaml-result": ('```yaml title="result.json"\n{}\n```\n', "not collected by Sybil"),
 }
 
 
@@ -246,15 +256,47 @@ def test_pytest_docs_alone_fails_a_broken_page(tmp_path: Path, case: str):
     example. (A Sybil directive comment does nothing, as no parser reads it: the block after it
     runs, and only the check above reports the comment.)"""
     body, _ = BROKEN_PAGES[case]
+    assert sybil_failures(tmp_path, body), f"{case}: every example passed"
+
+
+NEVER_SKIPPED = "the book's examples are never skipped"
+SKIPPING_PAGES = {
+    "skip-imported": ("```python\nfrom pytest import skip\nskip('later')\n```\n", NEVER_SKIPPED),
+    "xfail-aliased": ("```python\nimport pytest as p\np.xfail('later')\n```\n", NEVER_SKIPPED),
+    "importorskip": (
+        "```python\nimport pytest as p\np.importorskip('no_such_module_here')\n```\n",
+        NEVER_SKIPPED,
+    ),
+    "unittest-skip": ("```python\nimport unittest as u\nraise u.SkipTest('later')\n```\n", NEVER_SKIPPED),
+    # doctest catches every exception itself: the skip is an output the block did not show
+    "skip-in-doctest": ("```python\n>>> from pytest import skip\n>>> skip('later')\n```\n", "Skipped: later"),
+}
+"""Blocks that skip themselves in ways no reading of their text sees (an alias, an import):
+the run itself must fail them."""
+
+
+@pytest.mark.parametrize("case", sorted(SKIPPING_PAGES))
+def test_a_block_that_skips_itself_at_run_time_fails(tmp_path: Path, case: str):
+    body, expected = SKIPPING_PAGES[case]
+    failures = sybil_failures(tmp_path, body)
+    assert any(expected in failure for failure in failures), failures
+
+
+def sybil_failures(tmp_path: Path, body: str) -> list[str]:
+    """Every example of a page holding ``body``, evaluated as ``pytest docs`` does: the
+    failures' messages. An example that skips or xfails itself fails this call (pytest's
+    outcomes are BaseExceptions: an ``except Exception`` would let them skip the test instead)."""
     page = tmp_path / "broken.md"
     page.write_text(f"# Broken {{#broken}}\n\n{body}", encoding="utf-8")
     failures = []
     for example in SYBIL.parse(page):
         try:
             example.evaluate()
+        except (pytest.skip.Exception, pytest.xfail.Exception, unittest.SkipTest) as error:
+            pytest.fail(f"an example skipped itself instead of failing: {error!r}")
         except Exception as error:
             failures.append(str(error))
-    assert failures, f"{case}: every example passed"
+    return failures
 
 
 def test_a_good_page_passes(tmp_path: Path):
