@@ -285,7 +285,7 @@ def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> Any:
             "sizeUnits": draw(sizes),
             "content": draw(contents),
         }
-        reference = draw(st.sampled_from([ABSENT, ABSENT, "ref://" + cid, "", " "]))
+        reference = draw(st.sampled_from([ABSENT, ABSENT, "ref://" + cid, " ref://" + cid + "\t", "", " "]))
         if reference is not ABSENT:
             candidate["reference"] = reference
         candidates.append({key: value for key, value in candidate.items() if value is not ABSENT})
@@ -334,9 +334,10 @@ def valid_requests(draw, max_candidates: int = 8, gaps: bool = True) -> Any:
     budget = draw(st.integers(1, 30))
     if candidates and draw(st.integers(0, 2)) == 0:
         pointed = candidates[draw(st.integers(0, len(candidates) - 1))]
-        pointed.update(
-            freshness="fresh", reference="ref://" + pointed["id"], sizeUnits=budget + draw(sizes) + 1
-        )
+        reference = (
+            draw(st.sampled_from(["ref://", " ref://"])) + pointed["id"]
+        )  # padded or not: kept as given
+        pointed.update(freshness="fresh", reference=reference, sizeUnits=budget + draw(sizes) + 1)
     # Shuffle the key order of some candidates: the result must not depend on it.
     if candidates and draw(st.booleans()):
         index = draw(st.integers(0, len(candidates) - 1))

@@ -668,6 +668,34 @@ def test_expired_current_direct_evidence_asks_for_refresh():
     assert (result["state"], result["phase"]) == ("refresh_required", "refresh_context")
 
 
+def test_each_expired_current_direct_evidence_gets_its_own_refresh_entry():
+    """Not only the first: every one, in processing order, whatever its size (0 included)."""
+    result = build(
+        5,
+        cand("a", freshness="expired"),
+        cand("b", sizeUnits=0, freshness="expired"),
+        cand("c", freshness="expired", capturedAt="2026-06-30"),
+    )
+    assert [(entry["id"], entry["reason"], entry["capturedAt"]) for entry in result["refresh"]] == [
+        ("a", "expired", "2026-07-15"),
+        ("b", "expired", "2026-07-15"),
+        ("c", "expired", "2026-06-30"),
+    ]
+
+
+def test_references_are_copied_as_given_into_selected_items_and_pointers():
+    """A blank reference stays on a selected item; a padded one stays padded on a pointer: the
+    builder never reads, trims or drops a reference."""
+    result = build(
+        2,
+        cand("fits", reference=" "),
+        cand("empty", reference="", sizeUnits=1),
+        cand("large", reference="  artifact://ci/log.txt\t", sizeUnits=9),
+    )
+    assert [item.get("reference") for item in result["packet"]["selected"]] == [" ", ""]
+    assert [item["reference"] for item in result["packet"]["pointers"]] == ["  artifact://ci/log.txt\t"]
+
+
 @pytest.mark.parametrize(
     "item",
     [

@@ -141,6 +141,54 @@ def test_evidence_covers_every_candidate_once(request):
 
 
 @CI
+@given(valid_requests())
+def test_refresh_holds_each_expired_current_evidence_and_each_conflict_in_order(request):
+    """One refresh entry for every expired current direct evidence and every conflicting summary,
+    in processing order (the evidence's), and nothing else."""
+    result = build_context_packet(request)
+    if result["state"] == "blocked":
+        assert result["refresh"] == []
+        return
+    candidates = {c["id"]: c for c in request["candidates"]}
+    reasons = {item["id"]: item["reason"] for item in result["excluded"]}
+
+    def asks_refresh(cid: str) -> bool:
+        current = candidates[cid]["kind"] == "direct-evidence" and candidates[cid]["relevance"] == "current"
+        return reasons.get(cid) == "conflict" or (reasons.get(cid) == "expired" and current)
+
+    expected = [record["id"] for record in result["evidence"] if asks_refresh(record["id"])]
+    assert [entry["id"] for entry in result["refresh"]] == expected
+    for entry in result["refresh"]:
+        if entry["reason"] == "expired":
+            candidate = candidates[entry["id"]]
+            assert entry == {
+                "id": candidate["id"],
+                "reason": "expired",
+                "source": candidate["source"],
+                "capturedAt": candidate["capturedAt"],
+            }
+
+
+@CI
+@given(valid_requests())
+def test_selected_items_and_pointers_are_their_candidates_as_given(request):
+    """A selected item is its candidate, every key as given (a blank or padded reference too)
+    in the contract's order; a pointer is its candidate without ``content``, plus its
+    ``loadCondition``."""
+    result = build_context_packet(request)
+    candidates = {c["id"]: c for c in request["candidates"]}
+    for item in result["packet"]["selected"]:
+        candidate = candidates[item["id"]]
+        assert item == candidate
+        assert list(item) == [key for key in CANDIDATE_KEYS if key in candidate]
+    for item in result["packet"]["pointers"]:
+        candidate = candidates[item["id"]]
+        kept = [key for key in CANDIDATE_KEYS if key in candidate and key != "content"]
+        assert list(item) == [*kept, "loadCondition"]
+        assert {key: item[key] for key in kept} == {key: candidate[key] for key in kept}
+
+
+@CI
 @given(valid_requests(), st.integers(1, 100))
 def test_raising_the_budget_never_changes_blocked_expired_or_conflict(request, extra):
     low = build_context_packet(request)

@@ -251,6 +251,8 @@ def test_material_is_pinned_to_the_minor_line_the_overrides_came_from():
     assert high == f"{major}.{int(minor) + 1}"
     for path in OVERRIDES.rglob("*.html"):
         named = re.findall(r"mkdocs-material (\d+\.\d+)\.\d+", path.read_text(encoding="utf-8"))
+        # A copy of one of Material's partials says which release it was copied from.
+        assert named or path.parent.name != "partials", f"{path.name} does not name the Material it copies"
         assert all(line == low for line in named), f"{path.name} names Material {named}"
 
 

@@ -503,6 +503,32 @@ def test_every_problem_is_reported_at_once_in_walk_order():
     )
 
 
+def test_within_an_object_unknown_keys_come_before_the_contracts_keys():
+    """Whatever the object's own key order: its unknown keys first, then the contract's keys in
+    the contract's order (validation's module docstring)."""
+    # The objects' own order puts the contract's keys first and the unknown key last.
+    anchor = {"goal": "", "stopCondition": "s", "verificationTarget": "v", "gaol": "x"}
+    candidate = {
+        "id": " ",
+        "kind": "bogus",
+        "source": "s",
+        "capturedAt": "2026-07-15",
+        "relevance": "current",
+        "freshness": "fresh",
+        "sizeUnits": 1,
+        "content": "c",
+        "sizeUnit": 3,
+    }
+    request = {"taskAnchor": anchor, "budgetUnits": 8, "candidates": [candidate]}
+    assert problems_of(request) == (
+        "$.taskAnchor.gaol: unknown key; did you mean 'goal'?",
+        "$.taskAnchor.goal: must not be blank",
+        "$.candidates[0].sizeUnit: unknown key; did you mean 'sizeUnits'?",
+        "$.candidates[0].id: must not be blank",
+        '$.candidates[0].kind: must be one of constraint, direct-evidence, history-summary, reference; got "bogus" (string)',
+    )
+
+
 def test_every_problem_names_a_json_path():
     for problem in problems_of(broken_request()):
         assert problem.startswith("$"), problem
