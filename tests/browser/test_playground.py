@@ -687,6 +687,79 @@ def test_module_served_with_the_wrong_type_gives_a_clear_message(new_page, site_
     assert log.foreign == []
 
 
+RUNTIME_FILE_FAILURES = {
+    # The connection fails while the wasm downloads: Pyodide's loader only logs that, and the
+    # start waited for the page's whole time limit (5 minutes).
+    "wasm-network": ("**/pyodide.asm.wasm", "abort", "network", "pyodide.asm.wasm"),
+    # A missing wasm (a deploy half done) answered by an HTML error page: an HTTP status, not
+    # a server that sends .wasm with the wrong type.
+    "wasm-404": ("**/pyodide.asm.wasm", 404, "http", "pyodide.asm.wasm"),
+    "package-503": ("**/harnessbook.zip", 503, "http", "harnessbook.zip"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RUNTIME_FILE_FAILURES))
+def test_a_runtime_file_that_does_not_arrive_is_named_at_once(new_page, site_url, case):
+    pattern, answer, reason, file = RUNTIME_FILE_FAILURES[case]
+    page, log = new_page()
+
+    def fail(route):
+        if answer == "abort":
+            route.abort("connectionreset")
+        else:
+            route.fulfill(status=answer, content_type="text/html", body="<h1>not here</h1>")
+
+    page.route(pattern, fail)
+    goto(page, site_url + page_url(example_page()))
+    started = time.monotonic()
+    shown = open_and_run(page, 0, timeout=30_000)
+    assert time.monotonic() - started < 30
+    assert shown["statusKind"] == "failed" and shown["reason"] == reason, shown
+    assert file in shown["status"], shown
+    assert ("连接" in shown["status"]) if reason == "network" else (f"HTTP {answer}" in shown["status"]), (
+        shown
+    )
+    assert "application/wasm" not in shown["status"], shown  # not a type to fix
+    # Run again once the file is there: a fresh start, and the result.
+    page.unroute(pattern)
+    before = runs(page, 0)
+    panel_of(page, 0).locator("[data-playground-run]").click()
+    shown = wait_done(page, 0, after=before)
+    assert_same_as_cpython(shown, shown["editor"], f"{case}, then Run again")
+    assert log.foreign == []
+
+
+def test_an_edit_while_the_first_run_is_under_way_runs_when_it_answers(new_page, site_url):
+    """Opening the panel runs the example while the runtime starts. An edited request run in
+    that time is not dropped: the run under way is not shown (it answers the old text), and
+    the edited request runs as soon as it has answered. Then Restore can be undone."""
+    page, log = new_page()
+    goto(page, site_url + page_url(example_page()))
+    control = page.locator(OPEN).nth(0)
+    control.scroll_into_view_if_needed()
+    control.click()
+    panel = panel_of(page, 0)
+    editor = panel.locator("[data-playground-editor]")
+    original = editor.input_value()
+    edited = json.loads(original)  # an accepted request (example_page)
+    edited["budgetUnits"] += 1
+    text = json.dumps(edited, ensure_ascii=False, indent=2)
+    assert runs(page, 0) == 0, "the first run answered before the edit: nothing to check"
+    editor.fill(text)
+    editor.press("Control+Enter")
+    editor.press("Control+Enter")  # the same request again: not a third run
+    shown = wait_done(page, 0, after=1)
+    assert runs(page, 0) == 2, shown
+    assert shown["editor"] == text
+    assert_same_as_cpython(shown, text, "the edit run while the first run was under way")
+    # Restore is an edit the reader can undo.
+    panel.locator("[data-playground-reset]").click()
+    assert editor.input_value() == original
+    editor.press("Control+z")
+    assert editor.input_value() == text
+    assert log.problems() == []
+
+
 def test_runtime_that_does_not_load_in_time_gives_a_clear_message_then_retry_works(new_page, site_url):
     page, log = new_page()
     page.add_init_script("window.harnessbookPlayground = {timeoutMs: 2000}")

@@ -44,6 +44,7 @@
       loadingPackage: "正在载入 harnessbook…",
       running: "正在运行 build_context_packet…",
       waiting: "等另一个例子运行完，再运行这一个…",
+      rerun: "请求改过了：正在进行的运行一结束，就运行改过的请求…",
       done: "完成：state {state}，phase {phase}。build_context_packet 在浏览器中返回了这个结果（Pyodide {pyodide}，Python {python}）。",
       restored: "已恢复原始请求，还没有运行。",
       resultTitle: "result.json",
@@ -74,6 +75,8 @@
       wasmMime: "无法启动浏览器中的 Python：服务器发送 pyodide.asm.wasm 时用的类型是“{type}”，浏览器要求 application/wasm。网站维护者需要按这一页配置服务器：",
       wasmCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许编译 WebAssembly，script-src 中需要有 'wasm-unsafe-eval'。网站维护者需要按这一页配置服务器：",
       loadFailed: "无法加载浏览器中的 Python：{message}",
+      networkFailed: "无法加载浏览器中的 Python：下载 {file} 时网络连接中断。请检查网络，再点一次“运行”。",
+      httpFailed: "无法加载浏览器中的 Python：服务器对 {file} 的回答是 HTTP {status}。网站可能正在更新，请稍后再点一次“运行”；如果一直如此，网站维护者需要检查这个文件是否已经发布。",
       moduleFailed: "无法启动浏览器中的 Python：脚本模块（.mjs）没有载入。可能是网络中断（请检查网络后再试一次），也可能是服务器没有以 text/javascript 发送 .mjs 文件；如果是后者，网站维护者需要按这一页配置服务器：",
       // The link under a failure to start: the hosting page's title and the section that says
       // what to fix (tests/browser/test_playground.py checks both against the built page).
@@ -95,6 +98,7 @@
       loadingPackage: "Loading harnessbook…",
       running: "Running build_context_packet…",
       waiting: "Waiting for another example's run to finish…",
+      rerun: "The request has changed: it runs as soon as the run under way has finished…",
       done: "Done: state {state}, phase {phase}. build_context_packet returned this result in your browser (Pyodide {pyodide}, Python {python}).",
       restored: "The original request is back; it has not run yet.",
       resultTitle: "result.json",
@@ -125,6 +129,8 @@
       wasmMime: "Python for the browser cannot start: the server sent pyodide.asm.wasm as “{type}”, and browsers require application/wasm. Whoever hosts this site must configure the server as described here:",
       wasmCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow compiling WebAssembly; script-src needs 'wasm-unsafe-eval'. Whoever hosts this site must configure the server as described here:",
       loadFailed: "Python for the browser could not be loaded: {message}",
+      networkFailed: "Python for the browser could not be loaded: the connection failed while {file} was downloading. Check your connection and press Run again.",
+      httpFailed: "Python for the browser could not be loaded: the server answered HTTP {status} for {file}. The site may be being updated: press Run again in a while; if it goes on, whoever hosts this site should check that the file is published.",
       moduleFailed: "Python for the browser cannot start: a script module (.mjs) did not load. Either the network failed (check your connection and try again), or the server does not send .mjs files as text/javascript; if so, whoever hosts this site must configure the server as described here:",
       hostingPage: "Publishing and hosting the book",
       hostingSections: { "wasm-mime": ".wasm must be served as application/wasm", "content-security-policy": "Content Security Policy" },
@@ -243,6 +249,10 @@
             fail(new LoadError("wasm-csp", T.wasmCsp, message));
           } else if (message.reason === "module") {
             fail(new LoadError("module", T.moduleFailed, message));
+          } else if (message.reason === "network") {
+            fail(new LoadError("network", format(T.networkFailed, { file: message.file }), message));
+          } else if (message.reason === "http") {
+            fail(new LoadError("http", format(T.httpFailed, { file: message.file, status: message.status }), message));
           } else {
             fail(new LoadError("load", format(T.loadFailed, { message: message.message })));
           }
@@ -399,8 +409,21 @@
       // Restore makes a run still under way stale: its outcome is the edited request's, and is
       // not shown under the original one.
       var generation = 0;
+      var running = null; // the text of the run under way, and its generation
+      var runningGeneration = -1;
+      var again = false; // asked to run again while a run was under way
       function go() {
-        if (busy) return;
+        if (busy) {
+          // Asked again while a run is under way (often the panel's first run, while the runtime
+          // starts): the same request is already running; an edited (or restored) one makes that
+          // run stale, and the editor's text runs as soon as it has answered.
+          if (editor.value === running && runningGeneration === generation) return;
+          generation++;
+          again = true;
+          var ready = runtime && runtime.info;
+          setStatus(status, ready ? T.rerun : stageText(runtime && runtime.stage), "loading");
+          return;
+        }
         busy = true;
         run.setAttribute("aria-disabled", "true");
         // Busy is the output's, not the panel's: a screen reader may hold back what changes
@@ -408,6 +431,8 @@
         output.setAttribute("aria-busy", "true");
         panel.setAttribute("data-playground-busy", "");
         var text = editor.value;
+        running = text;
+        runningGeneration = generation;
         if (status.textContent === "") {
           // A live region that appears with its words already in it is not read out by every
           // screen reader: the panel has just been shown, so its first words, and all that
@@ -451,10 +476,15 @@
           }
         }).then(function () {
           busy = false;
+          running = null;
           panel.setAttribute("data-playground-runs", String(Number(panel.getAttribute("data-playground-runs") || 0) + 1));
           run.removeAttribute("aria-disabled");
           output.removeAttribute("aria-busy");
           panel.removeAttribute("data-playground-busy");
+          if (again) {
+            again = false;
+            go();
+          }
         });
       }
 
@@ -472,7 +502,20 @@
         resetTapped = event.pointerType === "touch";
       });
       reset.addEventListener("click", function () {
-        editor.value = original;
+        // As an edit the reader can undo (Ctrl+Z brings the edited request back) where the
+        // browser offers one: setting the value empties the undo history. Not after a tap,
+        // which would focus the editor and raise a phone's keyboard over the panel.
+        var undoable = false;
+        if (!resetTapped) {
+          editor.focus({ preventScroll: true });
+          editor.select();
+          try {
+            undoable = document.execCommand("insertText", false, original) && editor.value === original;
+          } catch (error) {
+            undoable = false;
+          }
+        }
+        if (!undoable) editor.value = original;
         if (resetTapped) editor.scrollTop = 0;
         else showFromTheTop(editor);
         resetTapped = false;

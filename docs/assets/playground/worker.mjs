@@ -5,7 +5,8 @@
 // Messages in:  {type: "init", indexURL, packageURL}   then   {type: "run", id, text, lang}
 // Messages out: {type: "progress", stage}
 //               {type: "ready", pyodide, python, start: "cold" | "snapshot", sourceModules: [...]}
-//               {type: "init-error", reason: "wasm-mime" | "wasm-csp" | "module" | "load", message, contentType?}
+//               {type: "init-error", reason: "wasm-mime" | "wasm-csp" | "module" | "network" | "http" | "load",
+//                message, contentType?, file?, status?}
 //               {type: "outcome", id, outcome: {...}}   (see RUNNER below)
 // A run names the edition's language (lang: "zh" | "en") for the figure's words.
 
@@ -112,8 +113,32 @@ const EXPECTED_WASM_TYPE = "application/wasm";
 let failureReported = false;
 
 function reportFailure(reason, message, extra) {
+  if (failureReported) return; // the first reason is the one the page words
   failureReported = true;
   self.postMessage({ type: "init-error", reason, message, ...extra });
+}
+
+// A runtime file that did not arrive: the connection failed ("network"), or the server answered
+// with an error status ("http", with the status). Both are worded by the page, with the file.
+class FetchFailure extends Error {
+  constructor(reason, file, message, status) {
+    super(message);
+    this.reason = reason;
+    this.extra = status === undefined ? { file } : { file, status };
+  }
+}
+
+async function fetched(source, file) {
+  let response;
+  try {
+    response = await source;
+  } catch (error) {
+    throw new FetchFailure("network", file, `${file}: ${describe(error)}`);
+  }
+  if (!response.ok) {
+    throw new FetchFailure("http", file, `${response.url}: HTTP ${response.status}`, response.status);
+  }
+  return response;
 }
 
 function describe(error) {
@@ -126,7 +151,15 @@ function describe(error) {
 if (typeof WebAssembly.instantiateStreaming === "function") {
   const instantiateStreaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
   WebAssembly.instantiateStreaming = async (source, imports) => {
-    const response = await source;
+    // Checked here, not left to Pyodide: its loader only logs a failed wasm request, and the
+    // start would then wait for ever (until the page's time limit).
+    let response;
+    try {
+      response = await fetched(source, "pyodide.asm.wasm");
+    } catch (error) {
+      reportFailure(error.reason, error.message, error.extra);
+      throw error;
+    }
     const type = (response.headers.get("Content-Type") || "").split(";")[0].trim().toLowerCase();
     if (type !== EXPECTED_WASM_TYPE) {
       const contentType = type || "(none)";
@@ -192,10 +225,11 @@ sorted({m.__file__[len(_stdlib):] for m in list(sys.modules.values())
 `;
 
 // A snapshot is a memory image of a runtime started on one package and one standard library
-// (zipimport keeps the archive's directory in memory): its name covers both.
+// (zipimport keeps the archive's directory in memory) by one start-up code (IMPORTS: the package's
+// folder on sys.path, the modules imported): its name covers all three.
 async function snapshotKey(indexURL, packageBytes) {
   try {
-    const stdlib = new TextEncoder().encode(STDLIB);
+    const stdlib = new TextEncoder().encode(STDLIB + "\0" + IMPORTS);
     const named = new Uint8Array(packageBytes.byteLength + stdlib.byteLength);
     named.set(new Uint8Array(packageBytes), 0);
     named.set(stdlib, packageBytes.byteLength);
@@ -284,8 +318,12 @@ async function storedSnapshot(cache, key) {
 
 async function storeSnapshot(cache, key, snapshot) {
   try {
+    // One snapshot per site: the older ones of this site's playground folder (any runtime
+    // version) go; another site on the same origin (a GitHub Pages project beside this one)
+    // keeps its own.
+    const site = new URL("..", key).href;
     for (const old of await cache.keys()) {
-      if (old.url !== key) await cache.delete(old);
+      if (old.url !== key && old.url.startsWith(site)) await cache.delete(old);
     }
     await cache.put(key, new Response(packSnapshot(snapshot), { headers: { "Content-Type": "application/octet-stream" } }));
   } catch {
@@ -316,12 +354,7 @@ async function start(loadPyodide, options, packageBytes, { snapshot, snapshotNam
 async function init(indexURL, packageURL) {
   self.postMessage({ type: "progress", stage: "runtime" });
   // The package (about 50 KB) is fetched while Pyodide's module loads.
-  const packageBytes = fetch(packageURL).then((response) => {
-    if (!response.ok) {
-      throw new Error(`${packageURL}: HTTP ${response.status}`);
-    }
-    return response.arrayBuffer();
-  });
+  const packageBytes = fetched(fetch(packageURL), "harnessbook.zip").then((response) => response.arrayBuffer());
   packageBytes.catch(() => {});
   let loadPyodide;
   try {
@@ -377,9 +410,8 @@ self.addEventListener("message", async (event) => {
     try {
       await init(message.indexURL, message.packageURL);
     } catch (error) {
-      if (!failureReported) {
-        reportFailure("load", describe(error));
-      }
+      if (error instanceof FetchFailure) reportFailure(error.reason, error.message, error.extra);
+      else reportFailure("load", describe(error));
     }
   } else if (message.type === "run") {
     let outcome;
