@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -34,6 +35,9 @@ FIXES = (
     # A word may start at the query's last character.
     ("n[a]&&a<t.length-1&&(i[s++]=a)", "n[a]&&a<t.length&&(i[s++]=a)"),
 )
+
+SOURCE_MAP = re.compile(r"\n?//# sourceMappingURL=\S+\s*$")
+"""The last line of a minified script that names its source map."""
 
 _worker: dict[str, str] = {}  # "original" and "patched" file names, "text" the patched worker
 
@@ -57,7 +61,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         found = sorted(Path(folder, WORKERS).glob("search.*.min.js"))
         if found:
             original = found[0]
-            text = patch(original.read_text(encoding="utf-8"))
+            # The theme's source map is the unpatched worker's: the patched one names none.
+            text = SOURCE_MAP.sub("", patch(original.read_text(encoding="utf-8")))
             digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
             _worker.update(original=original.name, patched=f"search.{digest}.min.js", text=text)
             return config

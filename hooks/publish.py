@@ -23,6 +23,7 @@ and after any hook that writes redirect pages, so that their inline scripts are 
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -45,6 +46,9 @@ EDIT_URI = "edit/main/docs/"
 """Where a page's source is edited on GitHub, relative to ``REPO_URL`` (the main branch)."""
 
 _command: list[str] = []
+_told: list[str] = []  # the loopback address was named once (each edition's inner build configures again)
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+log = logging.getLogger("mkdocs.hooks.publish")
 
 
 def on_startup(command: str, dirty: bool) -> None:
@@ -56,6 +60,15 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     parts = urlsplit(site_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise PluginError(f"publish: SITE_URL must be an absolute http(s) address, got {site_url!r}")
+    if _command == ["build"] and parts.hostname in LOOPBACK and not _told:
+        # Said, not refused: the tests and a local preview build this way on purpose. A build
+        # meant for publishing would name this machine in its canonical links and sitemap.
+        _told.append(site_url)
+        log.info(
+            "publish: SITE_URL is not set, so canonical links, the sitemap and robots.txt name %s; "
+            "set SITE_URL to the site's address to build it for publishing (README: Publishing)",
+            site_url,
+        )
     repo_url = os.environ.get("REPO_URL", "").strip()
     if repo_url:
         repo = urlsplit(repo_url)

@@ -175,17 +175,17 @@ def test_selected_items_and_pointers_are_their_candidates_as_given(request):
     """A selected item is its candidate, every key as given (a blank or padded reference too)
     in the contract's order; a pointer is its candidate without ``content``, plus its
     ``loadCondition``."""
-    result = build_context_packet(request)
+    result: Any = build_context_packet(request)
     candidates = {c["id"]: c for c in request["candidates"]}
     for item in result["packet"]["selected"]:
         candidate = candidates[item["id"]]
         assert item == candidate
         assert list(item) == [key for key in CANDIDATE_KEYS if key in candidate]
-    for item in result["packet"]["pointers"]:
-        candidate = candidates[item["id"]]
+    for pointer in result["packet"]["pointers"]:
+        candidate = candidates[pointer["id"]]
         kept = [key for key in CANDIDATE_KEYS if key in candidate and key != "content"]
-        assert list(item) == [*kept, "loadCondition"]
-        assert {key: item[key] for key in kept} == {key: candidate[key] for key in kept}
+        assert list(pointer) == [*kept, "loadCondition"]
+        assert {key: pointer[key] for key in kept} == {key: candidate[key] for key in kept}
 
 
 @CI

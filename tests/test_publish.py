@@ -195,6 +195,16 @@ def test_default_build_follows_the_default_site_url(built_site):
     assert read_head(built_site.path / "en" / "index.html").canonical == site_url + "en/"
 
 
+def test_a_build_for_this_machine_says_it_is_not_one_to_publish(built_site):
+    """A build left at the local default names 127.0.0.1 in its canonical links and sitemap:
+    the build says so once (a line, not a warning: the tests and previews build this way)."""
+    line = "publish: SITE_URL is not set, so canonical links, the sitemap and robots.txt name"
+    if os.environ.get("SITE_URL"):
+        pytest.skip("SITE_URL is set in this run's environment: the book is built for it")
+    assert built_site.log.count(line) == 1, built_site.log[-3000:]
+    assert line not in cached_build(PUBLISHED_ENV).log
+
+
 # --------------------------------------------------------------------------- the deploy workflow
 
 
@@ -242,6 +252,9 @@ def test_workflow_deploys_on_main_and_by_hand_with_least_privilege():
     build_step = next(step for step in build["steps"] if "mkdocs build --strict" in step.get("run", ""))
     assert build_step["env"]["SITE_URL"] == "${{ steps.pages.outputs.base_url }}"
     assert build_step["env"]["REPO_URL"] == "${{ github.server_url }}/${{ github.repository }}"
+    # The other hosts' files stay out of what Pages publishes.
+    assert "rm -r site/_headers site/_redirects site/_deploy" in build_step["run"]
+    assert "find site -name '*.gz' -delete" in build_step["run"]
     assert build["env"]["CI"] == "true"
 
 
@@ -503,7 +516,27 @@ def test_nginx_conf_includes_the_generated_files_and_hides_them():
     assert {"listen 80;", "listen [::]:80;"} <= set(directives)
     assert "server_name books.example.org;" in directives
     assert "root /srv/harnessbook/current;" in directives
-    assert "location ^~ /_deploy/ {" in directives
+    hiding = "location ~ /_(?:deploy/|headers$|redirects$) {"
+    assert hiding in directives
+    # The same expression (PCRE and Python's re agree on it) hides the files under a sub-path
+    # too, and nothing of the book.
+    pattern = re.compile(hiding.split(" ", 2)[2].removesuffix(" {"))
+    for path in (
+        "/_deploy/nginx-headers.conf",
+        "/_headers",
+        "/_redirects",
+        "/book/_deploy/x.conf",
+        "/book/_headers",
+    ):
+        assert pattern.search(path), path
+    for path in (
+        "/",
+        "/en/",
+        "/reference/request/budgetUnits/",
+        "/book/_headers.html",
+        "/assets/_deployment.js",
+    ):
+        assert not pattern.search(path), path
     assert "gzip_static on;" in directives
     assert "text/javascript  mjs;" in directives
 

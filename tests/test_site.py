@@ -995,6 +995,8 @@ def test_every_page_loads_the_fixed_search_worker(built_site):
     text = worker.read_text(encoding="utf-8")
     assert all(new in text and old not in text for old, new in cjk_search.FIXES)
     assert worker.name == f"search.{hashlib.sha256(text.encode()).hexdigest()[:8]}.min.js"
+    # The theme's source map describes the unpatched worker: the patched one must not name it.
+    assert "sourceMappingURL" not in text
     pointing = re.compile(r'"search": "[^"]*/?workers/(search\.[0-9a-f]{8}\.min\.js)"')
     pages = html_pages(built_site.path)
     named = {match[1] for page in pages for match in pointing.finditer(page.read_text(encoding="utf-8"))}
