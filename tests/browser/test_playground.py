@@ -720,6 +720,9 @@ def test_a_runtime_file_that_does_not_arrive_is_named_at_once(new_page, site_url
         shown
     )
     assert "application/wasm" not in shown["status"], shown  # not a type to fix
+    if case != "wasm-network":
+        assert log.foreign == []
+        return  # a fresh start after a failure is the same for every case: checked once
     # Run again once the file is there: a fresh start, and the result.
     page.unroute(pattern)
     before = runs(page, 0)
