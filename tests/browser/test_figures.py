@@ -25,7 +25,7 @@ SCHEMES = {"light": "default", "dark": "slate"}
 FIGURE_PAGE = "chapters/06-context-packet/test-paths/"
 PROBLEM_PAGE = "reference/request/budgetUnits/"
 RULES_PAGE = "chapters/06-context-packet/rules/"
-TITLES = {"zh": "Context packet 图示", "en": "Context packet figure"}
+TITLES = {"zh": "上下文包图示", "en": "Context packet figure"}
 FLOW_TITLES = {"zh": "确定性规则的顺序", "en": "The order of the deterministic rules"}
 TAB = {"zh": "图示", "en": "Figure"}
 # The colours figure.css gives the background and the text in each scheme.
