@@ -695,6 +695,8 @@ RUNTIME_FILE_FAILURES = {
     # a server that sends .wasm with the wrong type.
     "wasm-404": ("**/pyodide.asm.wasm", 404, "http", "pyodide.asm.wasm"),
     "package-503": ("**/harnessbook.zip", 503, "http", "harnessbook.zip"),
+    # Pyodide fetches the standard library itself and only exits when it fails.
+    "stdlib-404": ("**/python_stdlib.compiled.zip*", 404, "http", "python_stdlib.compiled.zip"),
 }
 
 

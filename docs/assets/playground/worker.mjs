@@ -410,8 +410,18 @@ self.addEventListener("message", async (event) => {
     try {
       await init(message.indexURL, message.packageURL);
     } catch (error) {
-      if (error instanceof FetchFailure) reportFailure(error.reason, error.message, error.extra);
-      else reportFailure("load", describe(error));
+      let failure = error;
+      if (!(error instanceof FetchFailure) && !failureReported) {
+        // Pyodide fetches the standard library itself, and when that fails Python only exits
+        // ("Program terminated with exit(1)"): ask for the archive again to say what failed.
+        try {
+          await fetched(fetch(new URL(STDLIB, message.indexURL).href), "python_stdlib.compiled.zip");
+        } catch (probe) {
+          if (probe instanceof FetchFailure) failure = probe;
+        }
+      }
+      if (failure instanceof FetchFailure) reportFailure(failure.reason, failure.message, failure.extra);
+      else reportFailure("load", describe(failure));
     }
   } else if (message.type === "run") {
     let outcome;
