@@ -60,13 +60,14 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     parts = urlsplit(site_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise PluginError(f"publish: SITE_URL must be an absolute http(s) address, got {site_url!r}")
-    if _command == ["build"] and parts.hostname in LOOPBACK and not _told:
+    if _command and _command[0] in ("build", "gh-deploy") and parts.hostname in LOOPBACK and not _told:
         # Said, not refused: the tests and a local preview build this way on purpose. A build
         # meant for publishing would name this machine in its canonical links and sitemap.
         _told.append(site_url)
         log.info(
-            "publish: SITE_URL is not set, so canonical links, the sitemap and robots.txt name %s; "
+            "publish: %s, so canonical links, the sitemap and robots.txt name %s, this machine; "
             "set SITE_URL to the site's address to build it for publishing (README: Publishing)",
+            "SITE_URL names this machine" if os.environ.get("SITE_URL") else "SITE_URL is not set",
             site_url,
         )
     repo_url = os.environ.get("REPO_URL", "").strip()

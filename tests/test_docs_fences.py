@@ -237,7 +237,7 @@ BROKEN_PAGES = {
         '```text title="request.json"\n{}\n```\n\n```text\nprose\n```\n',
         "not collected by Sybil",
     ),
-    "yaml-result": ('```yaml title="result.json"\n{}\n```\n', "not collected by Sybil"),
+    "yaml-json": ('```yaml title="config.json"\n{}\n```\n', "not collected by Sybil"),
 }
 
 
@@ -267,7 +267,11 @@ SKIPPING_PAGES = {
         "```python\nimport pytest as p\np.importorskip('no_such_module_here')\n```\n",
         NEVER_SKIPPED,
     ),
-    "unittest-skip": ("```python\nimport unittest as u\nraise u.SkipTest('later')\n```\n", NEVER_SKIPPED),
+    # spelt so that no reading of the text finds SkipTest
+    "unittest-skip": (
+        "```python\nimport unittest as u\nraise getattr(u, 'Skip' + 'Test')('later')\n```\n",
+        NEVER_SKIPPED,
+    ),
     # doctest catches every exception itself: the skip is an output the block did not show
     "skip-in-doctest": ("```python\n>>> from pytest import skip\n>>> skip('later')\n```\n", "Skipped: later"),
 }

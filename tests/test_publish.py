@@ -198,7 +198,7 @@ def test_default_build_follows_the_default_site_url(built_site):
 def test_a_build_for_this_machine_says_it_is_not_one_to_publish(built_site):
     """A build left at the local default names 127.0.0.1 in its canonical links and sitemap:
     the build says so once (a line, not a warning: the tests and previews build this way)."""
-    line = "publish: SITE_URL is not set, so canonical links, the sitemap and robots.txt name"
+    line = "publish: SITE_URL is not set, so canonical links, the sitemap and robots.txt name http"
     if os.environ.get("SITE_URL"):
         pytest.skip("SITE_URL is set in this run's environment: the book is built for it")
     assert built_site.log.count(line) == 1, built_site.log[-3000:]

@@ -37,7 +37,7 @@ import selectors
 import signal
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TextIO, TypeVar, cast
 
@@ -142,9 +142,9 @@ def _escape_in_output(text: str) -> str:
 
 
 class _Refused:
-    """A value json read but the command refuses (``NaN``, a number no float holds, an integer
-    too long to convert), left in its place until the document is read, so that the refusal
-    can name where it is. ``words`` holds ``{at}`` where that goes."""
+    """What json reads in place of a value the command refuses (``NaN``, a number no float
+    holds, an integer too long to convert), so that the refusal can name where it is once the
+    document is read. Only the first in the text is worded; the rest share one placeholder."""
 
     __slots__ = ("words",)
 
@@ -152,17 +152,23 @@ class _Refused:
         self.words = words
 
 
+_MORE_REFUSED = _Refused("")
+"""The placeholder of every refused value after the first: one object, however many there are."""
+
+
 class _Refusals:
-    """json's ``parse_constant``, ``parse_float`` and ``parse_int``: each returns the value, or
-    a :class:`_Refused` placeholder kept in ``found``, in the order of the text."""
+    """json's ``parse_constant`` and ``parse_float`` (and ``parse_int``, in the second reading of
+    a text that has an integer too long to convert): each returns the value, or a
+    :class:`_Refused` placeholder. ``first`` is the first refused value in the text."""
 
     def __init__(self) -> None:
-        self.found: list[_Refused] = []
+        self.first: _Refused | None = None
 
     def _refuse(self, words: str) -> _Refused:
-        refused = _Refused(words)
-        self.found.append(refused)
-        return refused
+        if self.first is not None:
+            return _MORE_REFUSED
+        self.first = _Refused(words)
+        return self.first
 
     def constant(self, name: str) -> _Refused:
         return self._refuse(f"is not JSON: {name}{{at}} is not a JSON value (JSON has no NaN or Infinity)")
@@ -171,14 +177,15 @@ class _Refusals:
         # json reads 1e400 as infinity, which JSON cannot hold either: refuse it as its own
         # words, not as an "inf" the reader never wrote.
         value = float(text)
-        shown = _cut(text, 40).replace("{", "{{").replace("}", "}}")
         if value in (math.inf, -math.inf):
             return self._refuse(
-                f"has the number {shown}{{at}}, too large for a float (it would read as infinity)"
+                f"has the number {_cut(text, 40)}{{at}}, too large for a float (it would read as infinity)"
             )
         if value == 0 and re.search("[1-9]", text.lower().partition("e")[0]):
             # 1e-400 reads as 0.0: a value the reader never wrote, refused as its own words too.
-            return self._refuse(f"has the number {shown}{{at}}, too small for a float (it would read as 0)")
+            return self._refuse(
+                f"has the number {_cut(text, 40)}{{at}}, too small for a float (it would read as 0)"
+            )
         return value
 
     def int(self, text: str) -> int | _Refused:
@@ -189,25 +196,52 @@ class _Refusals:
             return self._refuse(f"has an integer with more than {limit} digits{{at}}, too long to read")
 
     def error(self, root: Any = None) -> _Unreadable:
-        """The refusal of the first refused value in the text, with its JSON path when it is
-        still in the document ``root`` (a repeated key can drop it)."""
-        first = self.found[0]
-        where = _path_to(root, first)
+        """The refusal of the first refused value, with its JSON path when it is still in the
+        document ``root`` (a repeated key can drop it)."""
+        assert self.first is not None
+        first = self.first
+        where = next((_path(keys) for value, keys in _in_document_order(root) if value is first), None)
         return _Unreadable(first.words.format(at="" if where is None else f" at {where}"))
 
 
-def _path_to(root: Any, target: object) -> str | None:
-    """The JSON path of ``target`` in ``root`` (by identity; iterative: any depth), or None."""
-    stack: list[tuple[Any, str]] = [(root, "$")]
+def _in_document_order(root: Any) -> Iterator[tuple[Any, list[str | int]]]:
+    """Every value of ``root`` in document order, an object or array before what it holds,
+    each with the keys that lead to it (one list, changed as the walk goes on: read it at once).
+    Iterative, with one iterator a level: any depth, and no path is written until one is
+    wanted (:func:`_path`)."""
+    keys: list[str | int] = []
+    yield root, keys
+    first = _items(root)
+    stack = [] if first is None else [first]
     while stack:
-        value, path = stack.pop()
-        if value is target:
-            return path
-        if type(value) is dict:
-            stack.extend((item, _child(path, key)) for key, item in reversed(value.items()))
-        elif type(value) is list:
-            stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(value))))
+        for key, value in stack[-1]:
+            keys.append(key)
+            yield value, keys
+            items = _items(value)
+            if items is not None:
+                stack.append(items)
+                break
+            keys.pop()
+        else:
+            stack.pop()
+            if keys:
+                keys.pop()
+
+
+def _items(value: Any) -> Iterator[tuple[str | int, Any]] | None:
+    """What an object or array holds, with its keys or indexes; None for any other value."""
+    if type(value) is dict:
+        return iter(value.items())
+    if type(value) is list:
+        return enumerate(value)
     return None
+
+
+def _path(keys: list[str | int]) -> str:
+    path = "$"
+    for key in keys:
+        path = f"{path}[{key}]" if type(key) is int else _child(path, key)  # type: ignore[arg-type]
+    return path
 
 
 class _Duplicates:
@@ -232,19 +266,13 @@ class _Duplicates:
 
 def _first_repeat(root: Any, found: dict[int, tuple[dict[str, Any], str]]) -> str:
     """The JSON path of the first repeated key met walking ``root`` in document order, an object
-    before what it holds (iterative: any depth). One is always met: an object that was dropped
-    was held by a key repeated in an object that holds it, and the outermost of those is in
-    the document."""
-    stack: list[tuple[Any, str]] = [(root, "$")]
-    while stack:
-        value, path = stack.pop()
+    before what it holds. One is always met: an object that was dropped was held by a key
+    repeated in an object that holds it, and the outermost of those is in the document."""
+    for value, keys in _in_document_order(root):
         if type(value) is dict:
             entry = found.get(id(value))
             if entry is not None and entry[0] is value:
-                return _child(path, entry[1])
-            stack.extend((item, _child(path, key)) for key, item in reversed(value.items()))
-        elif type(value) is list:
-            stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(value))))
+                return _child(_path(keys), entry[1])
     raise AssertionError("a repeated key was read but is not in the document")  # pragma: no cover
 
 
@@ -278,15 +306,29 @@ def _parse_text(text: str) -> Any:
     duplicates = _Duplicates()
     refusals = _Refusals()
     try:
-        request = json.loads(
-            text,
-            object_pairs_hook=duplicates,
-            parse_constant=refusals.constant,
-            parse_float=refusals.float,
-            parse_int=refusals.int,
-        )
+        try:
+            request = json.loads(
+                text,
+                object_pairs_hook=duplicates,
+                parse_constant=refusals.constant,
+                parse_float=refusals.float,
+            )
+        except ValueError as error:
+            if isinstance(error, json.JSONDecodeError):
+                raise
+            # An integer with more digits than Python converts. Read again, with integers read
+            # one by one (json's own reading of them is about three times as fast): the first
+            # refused value of the text may come before it.
+            duplicates, refusals = _Duplicates(), _Refusals()
+            request = json.loads(
+                text,
+                object_pairs_hook=duplicates,
+                parse_constant=refusals.constant,
+                parse_float=refusals.float,
+                parse_int=refusals.int,
+            )
     except json.JSONDecodeError as error:
-        if refusals.found:  # a refused value came first in the text: it is the first problem
+        if refusals.first is not None:  # a refused value came first in the text: the first problem
             raise refusals.error() from None
         # json's words for a text that starts with U+FEFF advise a programmer which codec to use.
         message = (
@@ -297,11 +339,11 @@ def _parse_text(text: str) -> Any:
             position=(message, error.lineno, error.colno),
         ) from None
     except RecursionError:
-        if refusals.found:
+        if refusals.first is not None:
             raise refusals.error() from None
         raise _Unreadable("is nested too deeply to read") from None
     del text
-    if refusals.found:
+    if refusals.first is not None:
         raise refusals.error(request)
     if duplicates.found:
         where = _first_repeat(request, duplicates.found)

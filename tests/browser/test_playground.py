@@ -728,26 +728,47 @@ def test_a_runtime_file_that_does_not_arrive_is_named_at_once(new_page, site_url
     assert log.foreign == []
 
 
-def test_an_edit_while_the_first_run_is_under_way_runs_when_it_answers(reader_page, site_url):
-    """Opening the panel runs the example while the runtime starts (from the shared context's
-    snapshot, or cold). An edited request run in that time is not dropped: the run under way is
-    not shown (it answers the old text), and the edited request runs as soon as it has
-    answered. Then Restore can be undone."""
+@pytest.mark.parametrize("then", ["run", "restore"])
+def test_an_edit_while_the_first_run_is_under_way_runs_when_it_answers(reader_page, site_url, then):
+    """Opening the panel runs the example while the runtime starts (held back here until the
+    edit is made: the package is not answered before). An edited request run in that time is
+    not dropped: the run under way is not shown (it answers the old text), and the edited
+    request runs as soon as it has answered; Restore drops that queued run. Restore can be
+    undone."""
     page, log = reader_page()
+    held: list[Any] = []
+    page.route("**/harnessbook.zip", lambda route: held.append(route))
     goto(page, site_url + page_url(example_page()))
     control = page.locator(OPEN).nth(0)
     control.scroll_into_view_if_needed()
     control.click()
+    deadline = time.monotonic() + 30
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(20)
+    assert held, "the runtime never asked for the package"
     panel = panel_of(page, 0)
     editor = panel.locator("[data-playground-editor]")
+    run_control = panel.locator("[data-playground-run]")
     original = editor.input_value()
     edited = json.loads(original)  # an accepted request (example_page)
     edited["budgetUnits"] += 1
     text = json.dumps(edited, ensure_ascii=False, indent=2)
-    assert runs(page, 0) == 0, "the first run answered before the edit: nothing to check"
+    assert run_control.get_attribute("aria-disabled") == "true"  # the request shown is running
     editor.fill(text)
+    assert run_control.get_attribute("aria-disabled") is None  # an edited one can be queued
     editor.press("Control+Enter")
     editor.press("Control+Enter")  # the same request again: not a third run
+    if then == "restore":
+        panel.locator("[data-playground-reset]").click()
+    assert runs(page, 0) == 0 and panel.get_attribute("data-playground-busy") == ""
+    held[0].continue_()
+    shown = wait_done(page, 0)
+    if then == "restore":
+        page.wait_for_timeout(300)  # a queued run would have started by now
+        assert runs(page, 0) == 1, shown
+        assert shown["statusKind"] == "restored" and shown["kind"] is None, shown
+        assert log.problems() == []
+        return
     shown = wait_done(page, 0, after=1)
     assert runs(page, 0) == 2, shown
     assert shown["editor"] == text

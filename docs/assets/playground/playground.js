@@ -420,12 +420,12 @@
           if (editor.value === running && runningGeneration === generation) return;
           generation++;
           again = true;
+          runState();
           var ready = runtime && runtime.info;
           setStatus(status, ready ? T.rerun : stageText(runtime && runtime.stage), "loading");
           return;
         }
         busy = true;
-        run.setAttribute("aria-disabled", "true");
         // Busy is the output's, not the panel's: a screen reader may hold back what changes
         // inside a busy element, and the status, in the panel, speaks during the load.
         output.setAttribute("aria-busy", "true");
@@ -433,6 +433,7 @@
         var text = editor.value;
         running = text;
         runningGeneration = generation;
+        runState();
         if (status.textContent === "") {
           // A live region that appears with its words already in it is not read out by every
           // screen reader: the panel has just been shown, so its first words, and all that
@@ -445,6 +446,17 @@
         }
       }
 
+      // Run is unavailable (aria-disabled) only while the very request in the editor runs:
+      // once the reader edits it, Run queues the edited one (go()).
+      function runState() {
+        if (busy && !again && editor.value === running && runningGeneration === generation) {
+          run.setAttribute("aria-disabled", "true");
+        } else {
+          run.removeAttribute("aria-disabled");
+        }
+      }
+      editor.addEventListener("input", runState);
+
       function stageText(stage) {
         return { run: T.running, wait: T.waiting, package: T.loadingPackage }[stage] || T.loading;
       }
@@ -455,7 +467,8 @@
         setStatus(status, stageText(ready ? (runtime.runs > 0 ? "wait" : "run") : runtime && runtime.stage), "loading");
         bringIntoView(status);
         runRequest(text, function (stage) {
-          if (mine === generation) setStatus(status, stageText(stage), "loading");
+          // Also while an edited request waits for this run: the runtime's start is its too.
+          if (mine === generation || again) setStatus(status, stageText(stage), "loading");
         }).then(function (answer) {
           if (mine !== generation) return undefined;
           if (Date.now() > answer.deadline) {
@@ -465,7 +478,11 @@
           }
           return show(output, status, answer.outcome, answer.info);
         }).catch(function (error) {
-          if (mine !== generation) return;
+          // A runtime that did not start is said even when this run went stale: a queued run
+          // would only start the whole load again, and a restored request cannot run either.
+          var notStarted = error instanceof LoadError && error.kind !== "run-timeout" && error.kind !== "restart";
+          if (notStarted) again = false;
+          else if (mine !== generation) return;
           output.hidden = true;
           output.replaceChildren();
           output.removeAttribute("data-outcome");
@@ -477,6 +494,7 @@
         }).then(function () {
           busy = false;
           running = null;
+          runState();
           panel.setAttribute("data-playground-runs", String(Number(panel.getAttribute("data-playground-runs") || 0) + 1));
           run.removeAttribute("aria-disabled");
           output.removeAttribute("aria-busy");
@@ -520,8 +538,10 @@
         else showFromTheTop(editor);
         resetTapped = false;
         // Said out loud, and the result of the edited request is no longer shown as this one's,
-        // now or when a run still under way answers.
+        // now or when a run still under way answers; a run queued after it is dropped.
         generation++;
+        again = false;
+        runState();
         output.replaceChildren();
         output.hidden = true;
         output.removeAttribute("data-outcome");
