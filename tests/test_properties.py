@@ -142,14 +142,26 @@ def test_evidence_covers_every_candidate_once(request):
 
 @CI
 @given(valid_requests())
-def test_refresh_holds_each_expired_current_evidence_and_each_conflict_in_order(request):
-    """One refresh entry for every expired current direct evidence and every conflicting summary,
-    in processing order (the evidence's), and nothing else."""
-    result = build_context_packet(request)
+def test_refresh_and_the_packet_hold_what_the_rules_say(request):
+    """One refresh entry for every expired current direct evidence and every conflicting
+    summary, in processing order (the evidence's), and nothing else. A selected item is its
+    candidate, every key as given (a blank or padded reference too) in the contract's order; a
+    pointer is its candidate without ``content``, plus its ``loadCondition``. (One property, so
+    that the requests are drawn once for both.)"""
+    result: Any = build_context_packet(request)
+    candidates = {c["id"]: c for c in request["candidates"]}
+    for item in result["packet"]["selected"]:
+        candidate = candidates[item["id"]]
+        assert item == candidate
+        assert list(item) == [key for key in CANDIDATE_KEYS if key in candidate]
+    for pointer in result["packet"]["pointers"]:
+        candidate = candidates[pointer["id"]]
+        kept = [key for key in CANDIDATE_KEYS if key in candidate and key != "content"]
+        assert list(pointer) == [*kept, "loadCondition"]
+        assert {key: pointer[key] for key in kept} == {key: candidate[key] for key in kept}
     if result["state"] == "blocked":
         assert result["refresh"] == []
         return
-    candidates = {c["id"]: c for c in request["candidates"]}
     reasons = {item["id"]: item["reason"] for item in result["excluded"]}
 
     def asks_refresh(cid: str) -> bool:
@@ -167,25 +179,6 @@ def test_refresh_holds_each_expired_current_evidence_and_each_conflict_in_order(
                 "source": candidate["source"],
                 "capturedAt": candidate["capturedAt"],
             }
-
-
-@CI
-@given(valid_requests())
-def test_selected_items_and_pointers_are_their_candidates_as_given(request):
-    """A selected item is its candidate, every key as given (a blank or padded reference too)
-    in the contract's order; a pointer is its candidate without ``content``, plus its
-    ``loadCondition``."""
-    result: Any = build_context_packet(request)
-    candidates = {c["id"]: c for c in request["candidates"]}
-    for item in result["packet"]["selected"]:
-        candidate = candidates[item["id"]]
-        assert item == candidate
-        assert list(item) == [key for key in CANDIDATE_KEYS if key in candidate]
-    for pointer in result["packet"]["pointers"]:
-        candidate = candidates[pointer["id"]]
-        kept = [key for key in CANDIDATE_KEYS if key in candidate and key != "content"]
-        assert list(pointer) == [*kept, "loadCondition"]
-        assert {key: pointer[key] for key in kept} == {key: candidate[key] for key in kept}
 
 
 @CI
