@@ -295,6 +295,21 @@ def test_intent_to_run_starts_loading_the_runtime_before_the_click(new_page, sit
     assert log.problems() == []
 
 
+def test_a_reader_saving_data_downloads_the_runtime_only_on_the_click(new_page, site_url):
+    """With Save-Data on, a pointer over the control and focus on it fetch nothing."""
+    page, log = new_page()
+    page.add_init_script(
+        "Object.defineProperty(navigator, 'connection', {value: {saveData: true}, configurable: true})"
+    )
+    goto(page, site_url + page_url(example_page()), wait_until="networkidle")
+    control = page.locator(OPEN).first
+    control.hover()
+    control.focus()
+    page.wait_for_timeout(500)
+    assert not any(u.endswith(("worker.mjs", ".wasm")) for u in log.requests), log.requests
+    assert log.problems() == []
+
+
 RECORD_LIVE_REGION = """() => {
   window.__live = [];
   window.__writes = [];

@@ -554,7 +554,10 @@
     // A pointer over the control, or focus on it, is the reader's intent to run: the runtime
     // starts loading then (in its worker), so the click finds it ready or nearly so. Nothing
     // of Pyodide is fetched before such a sign. A failed start is reported by the click.
+    // A reader who asked the browser to save data (Save-Data) downloads the runtime only on
+    // the click.
     function prefetch() {
+      if (navigator.connection && navigator.connection.saveData) return;
       startRuntime().ready.catch(function () {});
     }
     toggle.addEventListener("pointerenter", prefetch, { once: true });
