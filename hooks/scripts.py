@@ -4,7 +4,8 @@ indentation.
 The sources in ``docs/assets/`` keep their comments and indentation, for whoever maintains
 them; the copies in the site, which every page loads, drop each line that is nothing but a
 ``//`` comment (a third of ``a11y.js`` and ``playground.js``) and the spaces and tabs that start
-each line left (a tenth of the rest). Nothing else changes: no line is joined, so an error's line
+each line left (a tenth of the rest), and a ``//`` comment after code on a line whose code holds
+no quote, backtick or slash. Nothing else changes: no line is joined, so an error's line
 number in a reader's browser console is the source's line minus the comment lines above it.
 
 Only whole lines are dropped, and only where no string or template literal can be open: a
@@ -34,6 +35,9 @@ SCRIPTS = (
 """The book's scripts that pages load, by their path in the site."""
 
 _COMMENT_LINE = re.compile(r"[ \t]*//")
+_TRAILING_COMMENT = re.compile(r"([^'\"`/\r\n]*?)[ \t]+//[^\r\n]*")
+"""A line's code and the ``//`` comment after it, where the code holds no quote, backtick or
+slash: then the ``//`` cannot be inside a string, a template, a regular expression or a URL."""
 
 
 def served_script(script: str, name: str = "script") -> str:
@@ -50,7 +54,16 @@ def served_script(script: str, name: str = "script") -> str:
             raise ValueError(f"{name}:{number}: a backtick beside a quote (a backtick in a string)")
         if line.rstrip("\r\n").endswith("\\"):
             raise ValueError(f"{name}:{number}: a line ending in a backslash")
-    return "".join(line.lstrip(" \t") for line in lines if not _COMMENT_LINE.match(line))
+    kept = []
+    for line in lines:
+        if _COMMENT_LINE.match(line):
+            continue
+        body = line.rstrip("\r\n")
+        trailing = _TRAILING_COMMENT.fullmatch(body)
+        if trailing is not None:
+            line = trailing.group(1) + line[len(body) :]
+        kept.append(line.lstrip(" \t"))
+    return "".join(kept)
 
 
 @event_priority(-500)  # once every edition is built (i18n, -100), before publish (-1000) compresses it
