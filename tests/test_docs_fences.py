@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import unittest
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -296,7 +295,7 @@ def sybil_failures(tmp_path: Path, body: str) -> list[str]:
     for example in SYBIL.parse(page):
         try:
             example.evaluate()
-        except (pytest.skip.Exception, pytest.xfail.Exception, unittest.SkipTest) as error:
+        except DOCS_CONFTEST.SKIPPED as error:
             pytest.fail(f"an example skipped itself instead of failing: {error!r}")
         except Exception as error:
             failures.append(str(error))

@@ -396,8 +396,6 @@ def _read(name: str, stdin: TextIO | None, max_bytes: int) -> Any:
                     data = b"".join(_read_at_most(buffer.read, max_bytes + 1, _waiter(buffer)))
                 else:
                     data = _utf8("".join(_read_at_most(stdin.read, max_bytes + 1)))
-            except _Unreadable:
-                raise
             except (OSError, ValueError) as error:
                 raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
         else:
