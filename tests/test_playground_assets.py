@@ -299,7 +299,8 @@ def test_every_page_loads_the_playground_script(built_site):
         str(p.relative_to(built_site.path))
         for p in pages
         if not re.search(
-            r'<script defer src="(\.\./)*assets/playground/playground\.js"', p.read_text(encoding="utf-8")
+            r'<script defer src="(\.\./)*assets/playground/playground\.js\?v=[0-9a-f]{12}"',
+            p.read_text(encoding="utf-8"),
         )
     ]
     assert missing == []

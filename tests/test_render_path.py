@@ -75,9 +75,9 @@ def heads(site: Path) -> dict[str, Head]:
 
 
 def asset(url: str) -> str:
-    """An asset URL as a site path: ``../../assets/x.js`` (a page) or ``/assets/x.js`` (the 404
-    pages, which are served at any depth) -> ``assets/x.js``."""
-    return re.sub(r"^(\.\./)*(\./)?/?", "", url)
+    """An asset URL as a site path: ``../../assets/x.js?v=…`` (a page) or ``/assets/x.js`` (the
+    404 pages, which are served at any depth) -> ``assets/x.js``."""
+    return re.sub(r"^(\.\./)*(\./)?/?", "", url.split("?", 1)[0])
 
 
 # The book's own scripts, in the order they must run (Material's bundle has a hash in its name).
@@ -110,6 +110,85 @@ def test_the_books_scripts_run_in_order_on_every_page(built_site):
         if not matches:
             wrong[rel] = ours
     assert wrong == {}
+
+
+VERSIONS = load_module("asset_versions_hook", ROOT / "hooks" / "asset_versions.py")
+
+
+def test_the_books_own_files_are_linked_with_the_version_of_what_was_published(built_site):
+    """Every script and style sheet a page links: Material's (a hash in the name) as they are,
+    the book's own with ``?v=`` and the version of the file the site holds (hooks/asset_versions.py)."""
+    site = built_site.path
+    wrong: dict[str, list[str]] = {}
+    own: set[str] = set()
+    for rel, head in heads(site).items():
+        for url in [s["src"] for s in head.scripts] + head.stylesheets:
+            path, _, query = url.partition("?")
+            file = asset(path)
+            if VERSIONS.FINGERPRINTED.match(file):
+                expected = ""
+            else:
+                own.add(file)
+                expected = f"v={VERSIONS.file_version(site, file)}"
+            if query != expected:
+                wrong.setdefault(rel, []).append(f"{url} (expected {expected or 'no query'})")
+    assert wrong == {}
+    assert own == {
+        "assets/stylesheets/site.css",
+        "assets/javascripts/palette-load.js",
+        "assets/javascripts/search-on-demand.js",
+        "assets/playground/playground.js",
+        "assets/javascripts/a11y.js",
+        "assets/javascripts/moved.js",  # on the pages with an anchor that moved (hooks/moved.py)
+    }
+
+
+def test_a_version_changes_with_its_file_and_with_what_the_script_loads(tmp_path: Path):
+    playground = tmp_path / "assets" / "playground"
+    playground.mkdir(parents=True)
+    for name in ("playground.js", "worker.mjs", "harnessbook.zip", "other.css"):
+        (playground / name).write_text(name, encoding="utf-8")
+    before = {
+        name: VERSIONS.file_version(tmp_path, f"assets/playground/{name}")
+        for name in ("playground.js", "other.css")
+    }
+    assert all(re.fullmatch(r"[0-9a-f]{12}", v) for v in before.values()), before
+    for name in ("worker.mjs", "harnessbook.zip", "playground.js"):
+        (playground / name).write_text(name + " changed", encoding="utf-8")
+        now = VERSIONS.file_version(tmp_path, "assets/playground/playground.js")
+        assert now != before["playground.js"], f"playground.js's version did not change with {name}"
+        before["playground.js"] = now
+    assert VERSIONS.file_version(tmp_path, "assets/playground/other.css") == before["other.css"]
+
+
+def test_only_the_sites_own_addresses_get_a_version():
+    html = (
+        '<link rel="stylesheet" href="../assets/a.css">'
+        '<script defer src="/harness/assets/b.js"></script>'
+        "<script src='../assets/c.js'></script>"
+        "<link rel=stylesheet href=../assets/a.css>"
+        '<script src="/elsewhere/assets/b.js"></script>'
+        '<script src="https://cdn.example/assets/b.js"></script>'
+        '<script src="//cdn.example/assets/b.js"></script>'
+        '<script src="../assets/a.css?x=1"></script>'
+        '<script src="../assets/d.js#top"></script>'
+        '<a href="../assets/a.css">a link, not a script or style sheet</a>'
+        '<link rel="stylesheet" href="../assets/missing.css">'
+    )
+    versions = {"assets/a.css": "aaa", "assets/b.js": "bbb", "assets/c.js": "ccc", "assets/d.js": "ddd"}
+    assert VERSIONS.versioned(html, "en/index.html", "/harness/", versions.get) == (
+        '<link rel="stylesheet" href="../assets/a.css?v=aaa">'
+        '<script defer src="/harness/assets/b.js?v=bbb"></script>'
+        "<script src='../assets/c.js?v=ccc'></script>"
+        "<link rel=stylesheet href=../assets/a.css?v=aaa>"
+        '<script src="/elsewhere/assets/b.js"></script>'
+        '<script src="https://cdn.example/assets/b.js"></script>'
+        '<script src="//cdn.example/assets/b.js"></script>'
+        '<script src="../assets/a.css?x=1"></script>'
+        '<script src="../assets/d.js#top"></script>'
+        '<a href="../assets/a.css">a link, not a script or style sheet</a>'
+        '<link rel="stylesheet" href="../assets/missing.css">'
+    )
 
 
 def test_every_page_links_materials_stylesheets_and_the_books_one(built_site):

@@ -230,7 +230,11 @@ def assert_same_as_cpython(shown: dict, text: str, where: str) -> None:
 
 
 def pyodide_requests(urls: list[str]) -> list[str]:
-    return [u for u in urls if "/assets/playground/" in urlsplit(u).path and not u.endswith((".js", ".css"))]
+    return [
+        u
+        for u in urls
+        if "/assets/playground/" in urlsplit(u).path and not urlsplit(u).path.endswith((".js", ".css"))
+    ]
 
 
 # --------------------------------------------------------------------------- every example
@@ -265,7 +269,7 @@ def test_a_page_where_nobody_runs_requests_no_pyodide_file(new_page, site_url):
     page.locator(".md-typeset h1").first.hover()
     page.wait_for_timeout(1500)
     assert pyodide_requests(log.requests) == []
-    assert not any(u.endswith("worker.mjs") for u in log.requests)
+    assert not any(urlsplit(u).path.endswith("worker.mjs") for u in log.requests)
     assert page.evaluate("() => document.querySelectorAll('.hb-playground').length") == 0
     assert log.problems() == []
 
@@ -284,7 +288,7 @@ def test_intent_to_run_starts_loading_the_runtime_before_the_click(new_page, sit
             break
         page.wait_for_timeout(100)
     assert any(u.endswith(".wasm") for u in log.requests), "no runtime fetched within 60 s of the intent"
-    assert any(u.endswith("worker.mjs") for u in log.requests)
+    assert any(urlsplit(u).path.endswith("worker.mjs") for u in log.requests)
     assert page.evaluate("() => document.querySelectorAll('.hb-playground').length") == 0  # no click yet
     page.evaluate(RECORD_STATUSES)
     open_and_run(page, 0)
@@ -292,6 +296,16 @@ def test_intent_to_run_starts_loading_the_runtime_before_the_click(new_page, sit
     statuses = page.evaluate("window.__statuses")
     assert "正在运行 build_context_packet…" in statuses, statuses
     assert statuses[-1].startswith("完成："), statuses
+    # The worker and the package come with the version the page gave playground.js
+    # (hooks/asset_versions.py): a new page never runs a worker or package kept from a build before.
+    version = urlsplit(page.locator('script[src*="/playground.js"]').get_attribute("src") or "").query
+    assert re.fullmatch(r"v=[0-9a-f]{12}", version), version
+    loaded = {
+        urlsplit(u).path.rsplit("/", 1)[-1]: urlsplit(u).query
+        for u in log.requests
+        if urlsplit(u).path.endswith(("/worker.mjs", "/harnessbook.zip"))
+    }
+    assert loaded == {"worker.mjs": version, "harnessbook.zip": version}, loaded
     assert log.problems() == []
 
 
@@ -306,7 +320,7 @@ def test_a_reader_saving_data_downloads_the_runtime_only_on_the_click(new_page, 
     control.hover()
     control.focus()
     page.wait_for_timeout(500)
-    assert not any(u.endswith(("worker.mjs", ".wasm")) for u in log.requests), log.requests
+    assert not any(urlsplit(u).path.endswith(("worker.mjs", ".wasm")) for u in log.requests), log.requests
     assert log.problems() == []
 
 
@@ -709,7 +723,7 @@ def test_module_served_with_the_wrong_type_gives_a_clear_message(new_page, site_
             response=response, headers={**response.headers, "content-type": "application/octet-stream"}
         )
 
-    page.route(f"**/{module}", wrong_type)
+    page.route(f"**/{module}*", wrong_type)  # worker.mjs?v=<version>
     goto(page, site_url + page_url(example_page()))
     shown = open_and_run(page, 0, timeout=30_000)
     assert shown["statusKind"] == "failed" and shown["reason"] == "module", shown
@@ -725,7 +739,7 @@ RUNTIME_FILE_FAILURES = {
     # A missing wasm (a deploy half done) answered by an HTML error page: an HTTP status, not
     # a server that sends .wasm with the wrong type.
     "wasm-404": ("**/pyodide.asm.wasm", 404, "http", "pyodide.asm.wasm"),
-    "package-503": ("**/harnessbook.zip", 503, "http", "harnessbook.zip"),
+    "package-503": ("**/harnessbook.zip*", 503, "http", "harnessbook.zip"),
     # Pyodide fetches the standard library itself and only exits when it fails.
     "stdlib-404": ("**/python_stdlib.compiled.zip*", 404, "http", "python_stdlib.compiled.zip"),
 }
@@ -768,7 +782,7 @@ def test_an_edit_while_the_first_run_is_under_way_runs_when_it_answers(reader_pa
     undone."""
     page, log = reader_page()
     held: list[Any] = []
-    page.route("**/harnessbook.zip", lambda route: held.append(route))
+    page.route("**/harnessbook.zip*", lambda route: held.append(route))
     goto(page, site_url + page_url(example_page()))
     control = page.locator(OPEN).nth(0)
     control.scroll_into_view_if_needed()

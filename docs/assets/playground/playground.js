@@ -19,6 +19,10 @@
 
   var script = document.currentScript;
   var BASE = new URL(".", script ? script.src : document.baseURI); // .../assets/playground/
+  // The page links this script as playground.js?v=<version> (hooks/asset_versions.py), a version
+  // that covers the worker and the package too: they are loaded with the same query, so that a
+  // page never runs with a worker or a package a browser kept from an earlier build.
+  var VERSION = script ? new URL(script.src).search : "";
   // The vendored runtime (hooks/playground.py checks this against vendor.json).
   var PYODIDE_DIR = "pyodide-314.0.8/";
   // How long the runtime may take to load before the page gives up: about 7 MB compressed, so
@@ -202,7 +206,7 @@
     state.ready = new Promise(function (resolve, reject) {
       var worker;
       try {
-        worker = new Worker(new URL("worker.mjs", BASE), { type: "module" });
+        worker = new Worker(new URL("worker.mjs" + VERSION, BASE), { type: "module" });
       } catch (error) {
         reject(new LoadError("unsupported", T.workerUnsupported));
         return;
@@ -287,7 +291,7 @@
       worker.postMessage({
         type: "init",
         indexURL: new URL(PYODIDE_DIR, BASE).href,
-        packageURL: new URL("harnessbook.zip", BASE).href,
+        packageURL: new URL("harnessbook.zip" + VERSION, BASE).href,
       });
     });
     return state;
