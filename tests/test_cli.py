@@ -786,3 +786,117 @@ def test_in_process_callers_get_a_line_not_a_traceback_for_what_argv_cannot_hold
         "",
         "harnessbook: standard input is not UTF-8: a lone surrogate U+D800 at character 8, which UTF-8 cannot hold\n",
     )
+
+
+# ---------------------------------------------------------------------------
+# build --errors json: what ends the command, as one JSON object on one line of standard error
+# ---------------------------------------------------------------------------
+
+
+def json_error(err: str) -> Any:
+    """Standard error as ``--errors json`` writes it: exactly one line, one JSON object."""
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    return json.loads(err)
+
+
+def test_an_invalid_request_is_one_json_object_with_every_problem_apart(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(invalid_request()), encoding="utf-8")
+    code, out, err = run(["build", "--errors", "json", str(path)])
+    assert (code, out) == (2, "")
+    assert json_error(err) == {
+        "error": "invalid_request",
+        "exitCode": 2,
+        "problems": [
+            {"path": "$.budgetUnits", "message": "must be an integer greater than 0, got 0 (integer)"},
+            {
+                "path": "$.candidates[0].kind",
+                "message": "must be one of constraint, direct-evidence, history-summary, reference; "
+                'got "evidence" (string)',
+            },
+            {"path": "$.candidates[1].sizeUnit", "message": "unknown key; did you mean 'sizeUnits'?"},
+        ],
+        "total": 3,
+    }
+
+
+def test_json_errors_keep_the_first_hundred_problems_and_count_them_all():
+    request: Any = demo_request()
+    request["candidates"] = [{"id": f"c{i}"} for i in range(40)]  # five missing keys each
+    code, _, text = run(["build", "-"], json.dumps(request).encode())
+    code_json, _, err = run(["build", "-", "--errors", "json"], json.dumps(request).encode())
+    document = json_error(err)
+    assert code == code_json == 2
+    assert document["total"] == 200 and len(document["problems"]) == 100
+    # The same problems as the text's first hundred lines, path and message apart.
+    assert [f"{p['path']}: {p['message']}" for p in document["problems"]] == text.splitlines()[:100]
+    assert text.splitlines()[100] == "… and 100 more problems"
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin"),
+    [
+        (["build", "missing.json"], b""),
+        (["build", "-"], b'{"budgetUnits": 1, "budgetUnits": 2}'),
+        (["build", "-"], b'{"budgetUnits": NaN}'),
+        (["build", "-"], b"\xff"),
+        (["build", "-", "--max-bytes", "3"], b"{}    "),
+        (["build", "-"], b'{"a": "\xe2\x80\xa8"'),  # a line separator in what is quoted
+    ],
+)
+def test_unreadable_input_is_one_json_object_with_the_texts_message(tmp_path, monkeypatch, argv, stdin):
+    monkeypatch.chdir(tmp_path)
+    code, out, text = run(argv, stdin)
+    code_json, out_json, err = run([*argv, "--errors", "json"], stdin)
+    assert code == code_json == 1 and out == out_json == ""
+    assert json_error(err) == {
+        "error": "unreadable_input",
+        "exitCode": 1,
+        "message": text.removeprefix("harnessbook: ").rstrip("\n"),
+    }
+    assert "\u2028" not in err, "written escaped, as the result is"
+
+
+def test_a_failed_output_is_one_json_object(monkeypatch):
+    import harnessbook.cli as cli
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(cli, "render_svg", out_of_memory)
+    code, out, err = run(
+        ["build", "-", "--format", "svg", "--errors", "json"], json.dumps(demo_request()).encode()
+    )
+    assert (code, out) == (74, "")
+    assert json_error(err) == {
+        "error": "output_failed",
+        "exitCode": 74,
+        "message": "cannot write standard output: the output does not fit in memory",
+    }
+    monkeypatch.setattr(sys, "stdout", None)
+    err_stream = io.StringIO()
+    assert main(["build", "--errors", "json", "-"], stdin=io.StringIO("{}"), stderr=err_stream) == 2
+    assert json_error(err_stream.getvalue())["error"] == "invalid_request"
+    err_stream = io.StringIO()
+    demo = io.StringIO(json.dumps(demo_request()))
+    assert main(["build", "--errors", "json", "-"], stdin=demo, stderr=err_stream) == 74
+    assert json_error(err_stream.getvalue()) == {
+        "error": "output_failed",
+        "exitCode": 74,
+        "message": "cannot write standard output: it is closed",
+    }
+
+
+@pytest.mark.parametrize("factory", [demo_request, refresh_request, blocked_request])
+def test_json_errors_change_nothing_of_a_result(factory):
+    data = json.dumps(factory(), ensure_ascii=False).encode("utf-8")
+    assert run(["build", "-", "--errors", "json"], data) == run(["build", "-"], data)
+    assert run(["build", "-", "--errors", "json"], data)[2] == ""
+
+
+def test_a_usage_error_stays_text_with_json_errors():
+    code, out, err = run(["build", "-", "--errors", "json", "--lang", "en"])
+    assert (code, out) == (64, "")
+    assert err.startswith("usage: harnessbook build") and "--lang is the figure's language" in err
+    code, _, err = run(["build", "-", "--errors", "xml"])
+    assert code == 64 and "invalid choice: 'xml'" in err

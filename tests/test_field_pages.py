@@ -414,6 +414,7 @@ NOT_A_FIELD = {
     "sI": "curl's options (-sI), in the hosting guide",
     "uniqueItems": "a JSON Schema keyword, on the schemas page",
     "uXXXX": "a JSON escape (\\uXXXX), on the command-line page",
+    "exitCode": "a key of the command line's error report (--errors json), on the command-line page",
 }
 """camelCase words in the prose's inline code that are not keys of the contract, and why."""
 

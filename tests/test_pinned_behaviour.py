@@ -94,7 +94,9 @@ def test_build_without_a_file_names_the_missing_argument(wide_terminal, capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        "usage: harnessbook build [-h] [--format {json,svg}] [--lang {zh,en}] [--max-bytes N] FILE\n"
+        "usage: harnessbook build [-h] [--format {json,svg}] [--lang {zh,en}] [--max-bytes N]\n"
+        "                         [--errors {text,json}]\n"
+        "                         FILE\n"
         "harnessbook build: error: the following arguments are required: FILE\n"
     )
 
@@ -104,13 +106,16 @@ def test_build_help_explains_the_file_argument(wide_terminal, capsys):
     assert main(["build", "--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(
-        "usage: harnessbook build [-h] [--format {json,svg}] [--lang {zh,en}] [--max-bytes N] FILE\n"
+        "usage: harnessbook build [-h] [--format {json,svg}] [--lang {zh,en}] [--max-bytes N]\n"
+        "                         [--errors {text,json}]\n"
+        "                         FILE\n"
     )
     for argument, text in [
         ("FILE", "a JSON file, or - for standard input"),
         ("--format {json,svg}", "print the result as JSON (the default) or draw it as an SVG figure"),
         ("--lang {zh,en}", "the figure's language (svg only; zh by default)"),
         ("--max-bytes N", "refuse input larger than N bytes (default 67108864, 64 MiB)"),
+        ("--errors {text,json}", "report errors as text (the default) or as one JSON object on one line"),
     ]:
         assert re.search(rf"^  {re.escape(argument)} +{re.escape(text)}$", out, re.M), (argument, out)
 

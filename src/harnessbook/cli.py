@@ -9,6 +9,7 @@ Exit codes (stable, for scripts and CI):
   more digits than Python converts, a number too large or too small for a float (``1e400``, ``1e-400``),
   or too large to hold in memory (the text, its JSON values or its packet)
 * 2: the request is invalid (one problem a line on stderr, at most 101 lines)
+
 * 3: ``refresh_required``
 * 4: ``blocked``
 * 64: the command line is wrong (a usage error, reported by argparse)
@@ -21,6 +22,13 @@ Exit codes (stable, for scripts and CI):
 A reader that stops early (``harnessbook demo | head -c1``) is not an error: the exit code
 is still the verdict (0, 3 or 4), whether or not the reader left before the output ended.
 No outcome prints a traceback.
+
+With ``build --errors json``, what ends the command with 1, 2 or 74 is reported on stderr as one
+JSON object on one line instead of text: ``{"error": "invalid_request", "exitCode": 2,
+"problems": [{"path": ..., "message": ...}], "total": N}`` for an invalid request (the first
+100 problems, and how many there are in all), ``{"error": "unreadable_input", "exitCode": 1,
+"message": ...}`` and ``{"error": "output_failed", "exitCode": 74, "message": ...}`` otherwise.
+Usage errors (64) stay text: the command line itself is wrong.
 """
 
 from __future__ import annotations
@@ -461,6 +469,38 @@ def _say(stderr: TextIO | None, line: str) -> None:
         pass
 
 
+def _report(stderr: TextIO | None, args: argparse.Namespace | None, code: str, line: str) -> None:
+    """Report what ended the command with exit code ``code`` (an [`EXIT_CODES`][harnessbook.cli.EXIT_CODES]
+    name): ``line`` as it is, or with ``build --errors json`` one JSON object on one line,
+    ``{"error": code, "exitCode": N, "message": line without "harnessbook: "}``."""
+    if args is not None and getattr(args, "errors", "text") == "json":
+        message = line.removeprefix("harnessbook: ")
+        _say(stderr, _error_document({"error": code, "exitCode": EXIT_CODES[code], "message": message}))
+    else:
+        _say(stderr, line)
+
+
+def _report_invalid(stderr: TextIO | None, args: argparse.Namespace, error: InvalidRequestError) -> None:
+    """Report an invalid request: one problem a line (``JSON path: problem``), or with
+    ``build --errors json`` one JSON object on one line, ``{"error": "invalid_request",
+    "exitCode": 2, "problems": [{"path": ..., "message": ...}, ...], "total": N}``: the first
+    100 problems, and how many there are in all."""
+    if getattr(args, "errors", "text") == "json":
+        problems = [{"path": problem.path, "message": problem.message} for problem in error.details]
+        code = "invalid_request"
+        document = {"error": code, "exitCode": EXIT_CODES[code], "problems": problems, "total": error.total}
+        _say(stderr, _error_document(document))
+    else:
+        for problem in error.problems:
+            _say(stderr, problem)
+
+
+def _error_document(document: dict[str, Any]) -> str:
+    """``document`` as JSON on one line, written as the result is (UTF-8, with
+    :data:`_ESCAPED_IN_OUTPUT` as escapes)."""
+    return _escape_in_output(json.dumps(document, ensure_ascii=False))
+
+
 def _where(args: argparse.Namespace) -> str:
     return "standard input" if args.file == "-" else _file_name(args.file)
 
@@ -471,7 +511,7 @@ def _build(args: argparse.Namespace, stdin: TextIO | None, stderr: TextIO | None
     try:
         return True, _read(args.file, stdin, args.max_bytes)
     except _Unreadable as error:
-        _say(stderr, f"harnessbook: {error.head}{where}{error.tail}")
+        _report(stderr, args, "unreadable_input", f"harnessbook: {error.head}{where}{error.tail}")
         return False, None
 
 
@@ -588,6 +628,12 @@ def _parser(stdout: TextIO | None = None, stderr: TextIO | None = None) -> argpa
         default=MAX_BYTES,
         metavar="N",
         help=f"refuse input larger than N bytes (default {MAX_BYTES}, 64 MiB)",
+    )
+    build.add_argument(
+        "--errors",
+        choices=("text", "json"),
+        default="text",
+        help="report errors as text (the default) or as one JSON object on one line",
     )
     build.set_defaults(subparser=build)
     schema = commands.add_parser("schema", help="print the JSON Schema of the request or the result")
@@ -722,18 +768,17 @@ def _main(
             output = build_context_packet(request)
         except MemoryError:  # the request was read, but its packet does not fit as well
             where = _where(args) if args.command == "build" else "the demo request"
-            _say(stderr, f"harnessbook: {where} {_TOO_LARGE}")
+            _report(stderr, args, "unreadable_input", f"harnessbook: {where} {_TOO_LARGE}")
             return EXIT_CODES["unreadable_input"]
         except InvalidRequestError as error:
-            for problem in error.problems:
-                _say(stderr, problem)
+            _report_invalid(stderr, args, error)
             return EXIT_CODES["invalid_request"]
         del request
         code = EXIT_CODES[output["state"]]
     # The verdict is decided before anything is written, so it cannot depend on the reader; an
     # input that is refused writes nothing, so a closed standard output does not change its code.
     if stdout is None:
-        _say(stderr, "harnessbook: cannot write standard output: it is closed")
+        _report(stderr, args, "output_failed", "harnessbook: cannot write standard output: it is closed")
         return EXIT_CODES["output_failed"]
     out = _Output(stdout)
     try:
@@ -748,12 +793,22 @@ def _main(
             _quiet_stdout()
         if isinstance(failed.error, OSError) and failed.error.errno == errno.EPIPE:
             return code  # the reader stopped early (`| head`): not a failure, the verdict stands
-        _say(stderr, f"harnessbook: cannot write standard output: {_reason(failed.error)}")
+        _report(
+            stderr,
+            args,
+            "output_failed",
+            f"harnessbook: cannot write standard output: {_reason(failed.error)}",
+        )
         return EXIT_CODES["output_failed"]
     except MemoryError:  # a figure is drawn whole before it is written
         if own_stdout:
             _quiet_stdout()
-        _say(stderr, "harnessbook: cannot write standard output: the output does not fit in memory")
+        _report(
+            stderr,
+            args,
+            "output_failed",
+            "harnessbook: cannot write standard output: the output does not fit in memory",
+        )
         return EXIT_CODES["output_failed"]
     return code
 
