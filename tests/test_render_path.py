@@ -161,33 +161,29 @@ def test_a_version_changes_with_its_file_and_with_what_the_script_loads(tmp_path
     assert VERSIONS.file_version(tmp_path, "assets/playground/other.css") == before["other.css"]
 
 
+VERSIONED = {
+    '<link rel="stylesheet" href="../assets/a.css">': '<link rel="stylesheet" href="../assets/a.css?v=aaa">',
+    '<script defer src="/harness/assets/b.js"></script>': '<script defer src="/harness/assets/b.js?v=bbb"></script>',
+    "<script src='../assets/c.js'></script>": "<script src='../assets/c.js?v=ccc'></script>",
+    "<link rel=stylesheet href=../assets/a.css>": "<link rel=stylesheet href=../assets/a.css?v=aaa>",
+}
+"""Addresses of the site's own files (the page is ``en/index.html`` of a site at ``/harness/``)."""
+LEFT_AS_THEY_ARE = [
+    '<script src="/elsewhere/assets/b.js"></script>',  # not under the site's path
+    '<script src="https://cdn.example/assets/b.js"></script>',
+    '<script src="//cdn.example/assets/b.js"></script>',
+    '<script src="../assets/a.css?x=1"></script>',  # a query already
+    '<script src="../assets/d.js#top"></script>',  # a fragment
+    '<a href="../assets/a.css">a link, not a script or style sheet</a>',
+    '<link rel="stylesheet" href="../assets/missing.css">',  # no version: not a file of the site
+]
+
+
 def test_only_the_sites_own_addresses_get_a_version():
-    html = (
-        '<link rel="stylesheet" href="../assets/a.css">'
-        '<script defer src="/harness/assets/b.js"></script>'
-        "<script src='../assets/c.js'></script>"
-        "<link rel=stylesheet href=../assets/a.css>"
-        '<script src="/elsewhere/assets/b.js"></script>'
-        '<script src="https://cdn.example/assets/b.js"></script>'
-        '<script src="//cdn.example/assets/b.js"></script>'
-        '<script src="../assets/a.css?x=1"></script>'
-        '<script src="../assets/d.js#top"></script>'
-        '<a href="../assets/a.css">a link, not a script or style sheet</a>'
-        '<link rel="stylesheet" href="../assets/missing.css">'
-    )
     versions = {"assets/a.css": "aaa", "assets/b.js": "bbb", "assets/c.js": "ccc", "assets/d.js": "ddd"}
-    assert VERSIONS.versioned(html, "en/index.html", "/harness/", versions.get) == (
-        '<link rel="stylesheet" href="../assets/a.css?v=aaa">'
-        '<script defer src="/harness/assets/b.js?v=bbb"></script>'
-        "<script src='../assets/c.js?v=ccc'></script>"
-        "<link rel=stylesheet href=../assets/a.css?v=aaa>"
-        '<script src="/elsewhere/assets/b.js"></script>'
-        '<script src="https://cdn.example/assets/b.js"></script>'
-        '<script src="//cdn.example/assets/b.js"></script>'
-        '<script src="../assets/a.css?x=1"></script>'
-        '<script src="../assets/d.js#top"></script>'
-        '<a href="../assets/a.css">a link, not a script or style sheet</a>'
-        '<link rel="stylesheet" href="../assets/missing.css">'
+    html = "".join([*VERSIONED, *LEFT_AS_THEY_ARE])
+    assert VERSIONS.versioned(html, "en/index.html", "/harness/", versions.get) == "".join(
+        [*VERSIONED.values(), *LEFT_AS_THEY_ARE]
     )
 
 
