@@ -47,9 +47,12 @@ LOADED_BY = {
 VERSION_DIGITS = 12
 
 _LINKED = re.compile(
-    r"""(<(?:script|link)\b[^>]*?\s(?:src|href)=)(["']?)([^"'\s>?#]+\.(?:js|mjs|css))\2(?=[\s>])"""
+    r"""(<(?:script|link)\b[^>]*?\s(?:src|href)=)(["']?)([^"'\s>?#]+\.(?:js|mjs|css))"""
+    rf"""(?:\?v=[0-9a-f]{{{VERSION_DIGITS}}})?\2(?=[\s/>])"""
 )
-"""A ``<script src>`` or ``<link href>`` naming a script or style sheet with no query or fragment."""
+"""A ``<script src>`` or ``<link href>`` naming a script or style sheet with no query or fragment
+but a version this hook wrote (a page that ``build --dirty`` did not write again): its version is
+written anew."""
 
 
 def file_version(site: Path, relative: str) -> str:

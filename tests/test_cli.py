@@ -841,7 +841,6 @@ def test_json_errors_keep_the_first_hundred_problems_and_count_them_all():
         (["build", "-"], b'{"budgetUnits": NaN}'),
         (["build", "-"], b"\xff"),
         (["build", "-", "--max-bytes", "3"], b"{}    "),
-        (["build", "-"], b'{"a": "\xe2\x80\xa8"'),  # a line separator in what is quoted
     ],
 )
 def test_unreadable_input_is_one_json_object_with_the_texts_message(tmp_path, monkeypatch, argv, stdin):
@@ -854,7 +853,24 @@ def test_unreadable_input_is_one_json_object_with_the_texts_message(tmp_path, mo
         "exitCode": 1,
         "message": text.removeprefix("harnessbook: ").rstrip("\n"),
     }
-    assert "\u2028" not in err, "written escaped, as the result is"
+
+
+def test_a_json_error_is_written_escaped_as_the_result_is(monkeypatch):
+    """What could break the line or reorder it on a terminal (U+2028, U+202E), or is no UTF-8 (a
+    lone surrogate), is written as a ``\\u`` escape: the line stays one line of JSON."""
+    import harnessbook.cli as cli
+
+    said = "a\u2028b\u202ec\ud800d"
+
+    def unreadable(*args, **kwargs):
+        raise OSError(5, said)
+
+    monkeypatch.setattr(cli, "open", unreadable, raising=False)  # the module's name shadows the builtin
+    code, _, err = run(["build", "--errors", "json", "in.json"])
+    assert code == 1
+    assert "\\u2028" in err and "\\u202e" in err and "\\ud800" in err, err
+    assert not {"\u2028", "\u202e", "\ud800"} & set(err)
+    assert json_error(err)["message"] == f"cannot read in.json: {said}"
 
 
 def test_a_failed_output_is_one_json_object(monkeypatch):

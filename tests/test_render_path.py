@@ -166,13 +166,17 @@ VERSIONED = {
     '<script defer src="/harness/assets/b.js"></script>': '<script defer src="/harness/assets/b.js?v=bbb"></script>',
     "<script src='../assets/c.js'></script>": "<script src='../assets/c.js?v=ccc'></script>",
     "<link rel=stylesheet href=../assets/a.css>": "<link rel=stylesheet href=../assets/a.css?v=aaa>",
+    '<link rel="stylesheet" href="../assets/a.css"/>': '<link rel="stylesheet" href="../assets/a.css?v=aaa"/>',
+    # A page `mkdocs build --dirty` did not write again: the version it has is written anew.
+    '<script src="../assets/c.js?v=0123456789ab"></script>': '<script src="../assets/c.js?v=ccc"></script>',
 }
 """Addresses of the site's own files (the page is ``en/index.html`` of a site at ``/harness/``)."""
 LEFT_AS_THEY_ARE = [
     '<script src="/elsewhere/assets/b.js"></script>',  # not under the site's path
     '<script src="https://cdn.example/assets/b.js"></script>',
     '<script src="//cdn.example/assets/b.js"></script>',
-    '<script src="../assets/a.css?x=1"></script>',  # a query already
+    '<script src="../assets/a.css?x=1"></script>',  # a query of its own
+    '<script src="../assets/a.css?v=abc"></script>',  # not a version this hook writes
     '<script src="../assets/d.js#top"></script>',  # a fragment
     '<a href="../assets/a.css">a link, not a script or style sheet</a>',
     '<link rel="stylesheet" href="../assets/missing.css">',  # no version: not a file of the site

@@ -8,8 +8,8 @@ Exit codes (stable, for scripts and CI):
   not JSON, a repeated object key, ``NaN`` or ``Infinity``, nested too deeply, an integer with
   more digits than Python converts, a number too large or too small for a float (``1e400``, ``1e-400``),
   or too large to hold in memory (the text, its JSON values or its packet)
-* 2: the request is invalid (one problem a line on stderr, at most 101 lines)
-
+* 2: the request is invalid (one problem a line on stderr, at most 101 lines; one line of JSON
+  with ``build --errors json``)
 * 3: ``refresh_required``
 * 4: ``blocked``
 * 64: the command line is wrong (a usage error, reported by argparse)
@@ -23,12 +23,13 @@ A reader that stops early (``harnessbook demo | head -c1``) is not an error: the
 is still the verdict (0, 3 or 4), whether or not the reader left before the output ended.
 No outcome prints a traceback.
 
-With ``build --errors json``, what ends the command with 1, 2 or 74 is reported on stderr as one
+With ``build --errors json``, what ends the build with 1, 2 or 74 is reported on stderr as one
 JSON object on one line instead of text: ``{"error": "invalid_request", "exitCode": 2,
 "problems": [{"path": ..., "message": ...}], "total": N}`` for an invalid request (the first
 100 problems, and how many there are in all), ``{"error": "unreadable_input", "exitCode": 1,
 "message": ...}`` and ``{"error": "output_failed", "exitCode": 74, "message": ...}`` otherwise.
-Usage errors (64) stay text: the command line itself is wrong.
+Usage errors (64), and a ``--help`` that cannot be written (74), stay text: they are about the
+command line itself, reported before it is read.
 """
 
 from __future__ import annotations
