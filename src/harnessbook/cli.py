@@ -470,13 +470,12 @@ def _say(stderr: TextIO | None, line: str) -> None:
         pass
 
 
-def _report(stderr: TextIO | None, args: argparse.Namespace | None, code: str, line: str) -> None:
+def _report(stderr: TextIO | None, args: argparse.Namespace, code: str, line: str) -> None:
     """Report what ended the command with exit code ``code`` (an [`EXIT_CODES`][harnessbook.cli.EXIT_CODES]
     name): ``line`` as it is, or with ``build --errors json`` one JSON object on one line,
     ``{"error": code, "exitCode": N, "message": line without "harnessbook: "}``."""
-    if args is not None and getattr(args, "errors", "text") == "json":
-        message = line.removeprefix("harnessbook: ")
-        _say(stderr, _error_document({"error": code, "exitCode": EXIT_CODES[code], "message": message}))
+    if _json_errors(args):
+        _say(stderr, _error_document(code, message=line.removeprefix("harnessbook: ")))
     else:
         _say(stderr, line)
 
@@ -486,19 +485,22 @@ def _report_invalid(stderr: TextIO | None, args: argparse.Namespace, error: Inva
     ``build --errors json`` one JSON object on one line, ``{"error": "invalid_request",
     "exitCode": 2, "problems": [{"path": ..., "message": ...}, ...], "total": N}``: the first
     100 problems, and how many there are in all."""
-    if getattr(args, "errors", "text") == "json":
+    if _json_errors(args):
         problems = [{"path": problem.path, "message": problem.message} for problem in error.details]
-        code = "invalid_request"
-        document = {"error": code, "exitCode": EXIT_CODES[code], "problems": problems, "total": error.total}
-        _say(stderr, _error_document(document))
+        _say(stderr, _error_document("invalid_request", problems=problems, total=error.total))
     else:
         for problem in error.problems:
             _say(stderr, problem)
 
 
-def _error_document(document: dict[str, Any]) -> str:
-    """``document`` as JSON on one line, written as the result is (UTF-8, with
-    :data:`_ESCAPED_IN_OUTPUT` as escapes)."""
+def _json_errors(args: argparse.Namespace) -> bool:
+    return getattr(args, "errors", "text") == "json"  # only `build` has --errors
+
+
+def _error_document(code: str, **fields: Any) -> str:
+    """``{"error": code, "exitCode": N, **fields}`` as JSON on one line, written as the result is
+    (UTF-8, with :data:`_ESCAPED_IN_OUTPUT` as escapes)."""
+    document = {"error": code, "exitCode": EXIT_CODES[code], **fields}
     return _escape_in_output(json.dumps(document, ensure_ascii=False))
 
 
