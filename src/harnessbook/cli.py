@@ -470,14 +470,14 @@ def _say(stderr: TextIO | None, line: str) -> None:
         pass
 
 
-def _report(stderr: TextIO | None, args: argparse.Namespace, code: str, line: str) -> None:
+def _report(stderr: TextIO | None, args: argparse.Namespace, code: str, message: str) -> None:
     """Report what ended the command with exit code ``code`` (an [`EXIT_CODES`][harnessbook.cli.EXIT_CODES]
-    name): ``line`` as it is, or with ``build --errors json`` one JSON object on one line,
-    ``{"error": code, "exitCode": N, "message": line without "harnessbook: "}``."""
+    name): the line ``harnessbook: message``, or with ``build --errors json`` one JSON object on
+    one line, ``{"error": code, "exitCode": N, "message": message}``."""
     if _json_errors(args):
-        _say(stderr, _error_document(code, message=line.removeprefix("harnessbook: ")))
+        _say(stderr, _error_document(code, message=message))
     else:
-        _say(stderr, line)
+        _say(stderr, f"harnessbook: {message}")
 
 
 def _report_invalid(stderr: TextIO | None, args: argparse.Namespace, error: InvalidRequestError) -> None:
@@ -514,7 +514,7 @@ def _build(args: argparse.Namespace, stdin: TextIO | None, stderr: TextIO | None
     try:
         return True, _read(args.file, stdin, args.max_bytes)
     except _Unreadable as error:
-        _report(stderr, args, "unreadable_input", f"harnessbook: {error.head}{where}{error.tail}")
+        _report(stderr, args, "unreadable_input", f"{error.head}{where}{error.tail}")
         return False, None
 
 
@@ -771,7 +771,7 @@ def _main(
             output = build_context_packet(request)
         except MemoryError:  # the request was read, but its packet does not fit as well
             where = _where(args) if args.command == "build" else "the demo request"
-            _report(stderr, args, "unreadable_input", f"harnessbook: {where} {_TOO_LARGE}")
+            _report(stderr, args, "unreadable_input", f"{where} {_TOO_LARGE}")
             return EXIT_CODES["unreadable_input"]
         except InvalidRequestError as error:
             _report_invalid(stderr, args, error)
@@ -781,7 +781,7 @@ def _main(
     # The verdict is decided before anything is written, so it cannot depend on the reader; an
     # input that is refused writes nothing, so a closed standard output does not change its code.
     if stdout is None:
-        _report(stderr, args, "output_failed", "harnessbook: cannot write standard output: it is closed")
+        _report(stderr, args, "output_failed", "cannot write standard output: it is closed")
         return EXIT_CODES["output_failed"]
     out = _Output(stdout)
     try:
@@ -800,7 +800,7 @@ def _main(
             stderr,
             args,
             "output_failed",
-            f"harnessbook: cannot write standard output: {_reason(failed.error)}",
+            f"cannot write standard output: {_reason(failed.error)}",
         )
         return EXIT_CODES["output_failed"]
     except MemoryError:  # a figure is drawn whole before it is written
@@ -810,7 +810,7 @@ def _main(
             stderr,
             args,
             "output_failed",
-            "harnessbook: cannot write standard output: the output does not fit in memory",
+            "cannot write standard output: the output does not fit in memory",
         )
         return EXIT_CODES["output_failed"]
     return code
