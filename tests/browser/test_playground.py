@@ -22,19 +22,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from harnessbook import InvalidRequestError, build_context_packet, demo_request
-from harnessbook.cli import _escape_in_output, _parse_text, _Unreadable
+from harnessbook import build_context_packet, demo_request
 from tests import soup
 from tests.browser.motion import settle
 from tests.browser.pixels import edge_shadows
+from tests.outcomes import DOCS, pages_with_examples, request_fences
+from tests.outcomes import outcome as cpython  # what the page must show, by CPython's builder
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs"
-
-REQUEST_FENCE = re.compile(
-    r'^(?P<indent>[ \t]*)```json[ \t]+title="request\.json"[^\n]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$',
-    re.MULTILINE | re.DOTALL,
-)
 
 LOAD_TIMEOUT_MS = 120_000
 """How long a test waits for the first run of a page (runtime download and start)."""
@@ -75,46 +70,6 @@ def page_url(markdown: Path) -> str:
     else:
         relative += "/"
     return prefix + relative
-
-
-def request_fences(markdown: Path) -> list[str]:
-    """The request.json fences of a page, in order, dedented (admonitions indent them)."""
-    text = markdown.read_text(encoding="utf-8")
-    fences = []
-    for match in REQUEST_FENCE.finditer(text):
-        indent = len(match.group("indent"))
-        body = "".join(line[indent:] for line in match.group("body").splitlines(keepends=True))
-        fences.append(body)
-    return fences
-
-
-def pages_with_examples() -> list[Path]:
-    return sorted(
-        path
-        for path in DOCS.rglob("*.md")
-        if "examples" not in path.relative_to(DOCS).parts and request_fences(path)
-    )
-
-
-def cpython(text: str) -> dict:
-    """What the playground must show for ``text``, computed by CPython's builder."""
-    try:
-        request = _parse_text(text)  # read as strictly as the command line and the page read it
-    except _Unreadable as error:
-        if error.position is None:
-            return {"kind": "unreadable", "message": "input" + error.tail}
-        message, line, column = error.position
-        return {"kind": "invalid-json", "line": line, "column": column, "message": message}
-    try:
-        result = build_context_packet(request)
-    except InvalidRequestError as error:
-        return {"kind": "invalid-request", "problems": list(error.problems), "total": error.total}
-    return {
-        "kind": "result",
-        "state": result["state"],
-        "phase": result["phase"],
-        "text": _escape_in_output(json.dumps(result, ensure_ascii=False, indent=2)),
-    }
 
 
 # What the page shows in one playground panel, read from the DOM (text only).

@@ -19,7 +19,6 @@ import pytest
 
 from tests import soup
 from tests.browser.test_playground import (
-    DOCS,
     EXAMPLE_PAGES,
     LOAD_TIMEOUT_MS,
     OPEN,
@@ -27,9 +26,9 @@ from tests.browser.test_playground import (
     assert_same_as_cpython,
     goto,
     page_url,
-    request_fences,
     runtime_start,
 )
+from tests.outcomes import DOCS, request_fences
 
 
 def test_examples_exist():

@@ -1,0 +1,215 @@
+"""The package on the other CPython versions it supports (3.12 to 3.14), where the machine has
+them: for every request of the book and a set of hostile texts, the same outcome (the result as
+the command line prints it, or the same problems), the same figures, the same command-line output.
+
+The test command runs on one interpreter (3.11 here). Pyodide's CPython 3.14 is compared with it
+by the playground's browser tests; this compares the interpreters a harness author runs the
+package on. Each is started with ``-I -S``: no environment and no site-packages, so the package is
+also shown to need nothing outside the standard library there.
+
+Interpreters are looked for on ``PATH`` (``python3.12`` ...), in pyenv's folder, and in
+``HARNESSBOOK_PYTHONS`` (paths, separated as ``PATH`` is). A machine with none of them skips the
+comparison and says why (the Pages workflow's Debian 12 container has only 3.11).
+"""
+
+from __future__ import annotations
+
+import copy
+import glob
+import itertools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harnessbook.cli import main
+from tests.outcomes import drawn, pages_with_examples, request_fences
+from tests.strategies import seed_request
+
+ROOT = Path(__file__).resolve().parents[1]
+SUPPORTED = [(3, minor) for minor in range(12, 15)]
+"""The versions besides this process's that ``requires-python`` and the classifiers promise."""
+
+VERSION = "import sys; print('%d.%d' % sys.version_info[:2])"
+
+CHILD = """
+import json, sys
+sys.path[:0] = sys.argv[1:3]
+from tests.outcomes import drawn
+texts = json.load(sys.stdin)
+json.dump([drawn(text) for text in texts], sys.stdout)
+"""
+"""Run in the other interpreter: the package and the tests' :mod:`tests.outcomes` on its path,
+the texts on standard input, what :func:`tests.outcomes.drawn` makes of each on standard output."""
+
+CLI = "import sys; sys.path.insert(0, sys.argv.pop(1)); from harnessbook.cli import main; sys.exit(main())"
+
+
+def candidates() -> list[str]:
+    """Every path that may be another CPython, in the order they are tried."""
+    found = [path for path in os.environ.get("HARNESSBOOK_PYTHONS", "").split(os.pathsep) if path]
+    for major, minor in SUPPORTED:
+        on_path = shutil.which(f"python{major}.{minor}")
+        if on_path:
+            found.append(on_path)
+        pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+        found += sorted(
+            glob.glob(str(pyenv / "versions" / f"{major}.{minor}.*" / "bin" / f"python{major}.{minor}"))
+        )
+    return found
+
+
+def other_pythons() -> dict[tuple[int, int], str]:
+    """One working interpreter per supported version other than this one, by version.
+
+    A path that does not start (a pyenv shim for a version it does not have exits 127) or
+    that is this process's version is passed over."""
+    chosen: dict[tuple[int, int], str] = {}
+    for path in candidates():
+        try:
+            ran = subprocess.run(
+                [path, "-I", "-S", "-c", VERSION], capture_output=True, text=True, timeout=30
+            )
+        except OSError:
+            continue
+        if ran.returncode != 0:
+            continue
+        major, minor = (int(part) for part in ran.stdout.strip().split("."))
+        version = (major, minor)
+        if version in SUPPORTED and version != sys.version_info[:2] and version not in chosen:
+            chosen[version] = path
+    return chosen
+
+
+def hostile_texts() -> list[str]:
+    """Texts near the edges where interpreters could differ: JSON the reader refuses, numbers,
+    timestamps (leap seconds, offsets, the calendar's ends), nesting, Unicode (lone surrogates,
+    bidi controls, line separators, wide characters), and every kind of decision."""
+    texts = ["", "   ", "\ufeff", "{", "[]", "null", '{"a": NaN}', '{"a": 1e999}', "1" * 5_000]
+    texts += ["[" * 10_000 + "]" * 10_000, '{"a":' * 1_000 + "1" + "}" * 1_000, '"\\ud800"']
+    texts.append("\ufeff" + json.dumps(seed_request()))
+    changes: dict[tuple[str | int, ...], list[Any]] = {
+        ("budgetUnits",): [0, 1, 2**53 - 1, 2**53, 8.0, 8.5, -0.0, True, "8", None, 10**400],
+        ("candidates", 0, "capturedAt"): [
+            "2016-12-31T23:59:60Z",
+            "2016-12-31T23:59:60+00:00",
+            "2017-01-01T07:59:60+08:00",
+            "2016-12-31T23:59:60+08:00",
+            "2024-02-29",
+            "2026-02-29",
+            "0001-01-01T00:00:00Z",
+            "9999-12-31T23:59:59.999999999-23:59",
+            "2026-07-15t09:30:00z",
+            "2026-07-15 09:30:00Z",
+            "２０２６-07-15",
+        ],
+        ("candidates", 0, "id"): ["\u202eevil", "a\u2028b", "\ud800", "候选" * 40, "\x00", " "],
+        ("candidates", 1, "content"): ["\u00e9\u0301" * 50, "\U0001f600" * 30, "\x85\x9b", "a" * 100_000],
+        ("candidates", 3, "sizeUnits"): [0, 5, 60, 10**6, 2**63],
+        ("taskAnchor", "goal"): ["\u3000", "\u200b", "目标", ""],
+    }
+    for path, values in changes.items():
+        for value in values:
+            request = seed_request()
+            parent = request
+            for step in path[:-1]:
+                parent = parent[step]
+            parent[path[-1]] = value
+            texts.append(json.dumps(request, ensure_ascii=False))
+    wide = seed_request()
+    wide["candidates"] = [copy.deepcopy(wide["candidates"][i % 4]) | {"id": f"c{i}"} for i in range(300)]
+    wide["budgetUnits"] = 250
+    texts.append(json.dumps(wide))
+    return texts
+
+
+def corpus() -> list[str]:
+    """Every request.json of the book (both editions), the CLI pages' files and the hostile texts."""
+    texts = [text for page in pages_with_examples() for text in request_fences(page)]
+    texts += [
+        path.read_text(encoding="utf-8") for path in sorted((ROOT / "docs" / "examples").glob("*.json"))
+    ]
+    return list(dict.fromkeys(texts + hostile_texts()))
+
+
+TOO_DEEP = {"kind": "unreadable", "message": "input is nested too deeply to read"}
+
+
+def nesting(text: str) -> int:
+    """How deeply ``text`` nests arrays and objects, outside its strings."""
+    outside = re.sub(r'"[^"\\]*(?:\\.[^"\\]*)*"', "", text).split('"', 1)[0]
+    steps = {"[": 1, "{": 1, "]": -1, "}": -1}
+    return max(itertools.accumulate(steps.get(c, 0) for c in outside), default=0)
+
+
+def documented_difference(text: str, mine: dict, theirs: dict) -> bool:
+    """The one difference the command-line page documents: how deep a text may nest before it
+    is refused as unreadable depends on the interpreter (about 1,000 levels on 3.11, more on
+    later versions), so a text nested that deeply may be refused by one and read by another."""
+    return TOO_DEEP in (mine, theirs) and nesting(text) >= 900
+
+
+@pytest.fixture(scope="module")
+def pythons() -> dict[tuple[int, int], str]:
+    found = other_pythons()
+    if not found:
+        pytest.skip(
+            "no other supported CPython on this machine (looked on PATH, in pyenv's versions and in "
+            "HARNESSBOOK_PYTHONS): only this one, "
+            f"{sys.version_info.major}.{sys.version_info.minor}, was checked"
+        )
+    return found
+
+
+def test_the_corpus_reaches_every_kind_of_outcome():
+    """Guard: the texts compared below are not all alike."""
+    kinds = {drawn(text)["kind"] for text in corpus()}
+    assert kinds == {"unreadable", "invalid-json", "invalid-request", "result"}
+    states = {drawn(text).get("state") for text in corpus()}
+    assert {"ready", "refresh_required", "blocked"} <= states
+
+
+def test_every_other_python_gives_the_same_outcomes_and_figures(pythons):
+    texts = corpus()
+    expected = [drawn(text) for text in texts]
+    payload = json.dumps(texts)  # ASCII: lone surrogates travel as escapes
+    for version, path in sorted(pythons.items()):
+        ran = subprocess.run(
+            [path, "-I", "-S", "-c", CHILD, str(ROOT / "src"), str(ROOT)],
+            input=payload,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=300,
+        )
+        name = f"CPython {version[0]}.{version[1]} ({path})"
+        assert ran.returncode == 0, f"{name} failed:\n{ran.stderr[-3000:]}"
+        got = json.loads(ran.stdout)
+        assert len(got) == len(texts), name
+        for text, mine, theirs in zip(texts, expected, got, strict=True):
+            if mine != theirs and not documented_difference(text, mine, theirs):
+                keys = sorted(key for key in mine.keys() | theirs.keys() if mine.get(key) != theirs.get(key))
+                pytest.fail(f"{name} differs on {text[:200]!r}: {keys}")
+
+
+@pytest.mark.parametrize("argv", [["demo"], ["schema", "request"], ["schema", "result"], ["--version"]])
+def test_every_other_python_prints_the_same_command_line_output(pythons, argv):
+    out = StringIO()
+    code = main(argv, stdout=out)
+    for version, path in sorted(pythons.items()):
+        ran = subprocess.run(
+            [path, "-I", "-S", "-c", CLI, str(ROOT / "src"), *argv],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=60,
+        )
+        name = f"CPython {version[0]}.{version[1]} ({path})"
+        assert (ran.returncode, ran.stdout, ran.stderr) == (code, out.getvalue(), ""), name
