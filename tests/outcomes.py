@@ -8,13 +8,14 @@ run it with ``-I -S`` (no site-packages, no environment), the package's folder o
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
 from typing import Any, Literal
 
 from harnessbook import InvalidRequestError, build_context_packet
-from harnessbook.cli import _escape_in_output, _parse_text, _Unreadable
+from harnessbook.cli import _TOO_DEEP, _escape_in_output, _parse_text, _too_deep, _Unreadable, main
 from harnessbook.figure import render_problems, render_svg, render_table
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -64,6 +65,8 @@ def _built(text: str) -> tuple[dict[str, Any], Any]:
     try:
         result = build_context_packet(request)
     except InvalidRequestError as error:
+        if _too_deep(request):  # as the command line says, and the playground before Python reads it
+            return {"kind": "unreadable", "message": f"input {_TOO_DEEP}"}, None
         return {"kind": "invalid-request", "problems": list(error.problems), "total": error.total}, None
     shown = {
         "kind": "result",
@@ -74,9 +77,11 @@ def _built(text: str) -> tuple[dict[str, Any], Any]:
     return shown, result
 
 
-def drawn(text: str) -> dict[str, Any]:
-    """:func:`outcome`, and what the figure module draws of it in both languages: the SVG figure
-    and the decision table of a result, the problem list of an invalid request."""
+def observed(text: str) -> dict[str, Any]:
+    """:func:`outcome`; what the figure module draws of it in both languages (the SVG figure and
+    the decision table of a result, the problem list of an invalid request); and what
+    ``harnessbook build -`` does with the text as its standard input (exit code, standard output,
+    standard error)."""
     seen, result = _built(text)
     langs: tuple[Literal["zh", "en"], ...] = ("zh", "en")
     if result is not None:
@@ -86,4 +91,8 @@ def drawn(text: str) -> dict[str, Any]:
     elif seen["kind"] == "invalid-request":
         for lang in langs:
             seen[f"problems-{lang}"] = render_problems(seen["problems"], lang, seen["total"])
+    stdin = io.TextIOWrapper(io.BytesIO(text.encode("utf-8", "surrogatepass")), encoding="utf-8")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = main(["build", "-"], stdin=stdin, stdout=stdout, stderr=stderr)
+    seen["command line"] = [code, stdout.getvalue(), stderr.getvalue()]
     return seen

@@ -392,13 +392,25 @@ def test_a_byte_order_mark_counts_in_the_byte_position():
 
 
 def test_deeply_nested_json_is_an_invalid_request_or_unreadable_input():
-    # Read, it is a request of the wrong type (2); nested too deeply to read, it is refused as
-    # unreadable input (1). Either way one line, and nothing on standard output.
+    # Up to MAX_DEPTH (500) levels it is read, and is a request of the wrong type (2); deeper, it
+    # is refused as unreadable input (1), whether or not Python could read it, and whatever else
+    # the text holds. Either way one line, and nothing on standard output.
     code, out, err = run(["build", "-"], stdin=b"[" * 500 + b"]" * 500)
     assert (code, out) == (2, "")
     assert err.startswith("$: a request must be an object, got [[[[") and err.count("\n") == 1
-    code, out, err = run(["build", "-"], stdin=b"[" * 100_000 + b"]" * 100_000)
-    assert (code, out, err) == (1, "", "harnessbook: standard input is nested too deeply to read\n")
+    too_deep = "harnessbook: standard input is nested more than 500 levels deep\n"
+    for text in (
+        b"[" * 501 + b"]" * 501,  # read by Python, refused by the builder: the depth is the reason
+        b"[" * 100_000 + b"]" * 100_000,  # too deep for Python's json
+        b"[" * 501 + b"x",  # not JSON either
+        b'{"a": NaN, "b": ' + b"[" * 501 + b"]" * 501 + b"}",  # a refused value before it
+        b'{"a": 1, "a": ' + b"[" * 501 + b"]" * 501 + b"}",  # a repeated key
+        b'{"candidates": [{"id": "x"}], "z": ' + b"[" * 600 + b"]" * 600 + b"}",
+    ):
+        assert run(["build", "-"], stdin=text) == (1, "", too_deep), text[:40]
+    # Brackets inside strings are not nesting.
+    code, _, err = run(["build", "-"], stdin=b'{"a": "' + b"[" * 600 + b'"}')
+    assert code == 2 and err.startswith("$.a: unknown key") and "nested" not in err
 
 
 def test_integer_too_long_to_read_exits_1():

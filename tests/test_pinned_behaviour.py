@@ -1078,11 +1078,28 @@ def test_an_input_that_cannot_be_read_says_why():
 
 
 def test_a_deeply_nested_input_is_refused_with_its_reason():
-    """Mutants: the words for a JSON text nested too deeply to read."""
+    """Mutants: the words for a JSON text nested more than MAX_DEPTH levels deep."""
     err = io.StringIO()
     text = "[" * 100_000 + "]" * 100_000
     assert main(["build", "-"], stdin=io.StringIO(text), stdout=io.StringIO(), stderr=err) == 1
-    assert err.getvalue() == "harnessbook: standard input is nested too deeply to read\n"
+    assert err.getvalue() == "harnessbook: standard input is nested more than 500 levels deep\n"
+
+
+def test_a_stack_that_runs_out_before_the_limit_is_still_bad_input(monkeypatch):
+    """Mutants: the words when Python's stack runs out on a text within MAX_DEPTH (the caller was
+    already deep in it), and the check that the text is within it. json.loads raises as it would."""
+
+    def out_of_stack(*args: object, **kwargs: object) -> None:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(json, "loads", out_of_stack)
+    for text, words in [
+        ("[" * 50 + "]" * 50, "is nested too deeply to read"),
+        ("[" * 501 + "]" * 501, "is nested more than 500 levels deep"),
+    ]:
+        err = io.StringIO()
+        assert main(["build", "-"], stdin=io.StringIO(text), stdout=io.StringIO(), stderr=err) == 1
+        assert err.getvalue() == f"harnessbook: standard input {words}\n"
 
 
 def test_a_repeated_key_that_is_not_the_first_key_is_named():

@@ -14,6 +14,7 @@ import gzip
 import hashlib
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -416,3 +417,53 @@ def test_both_editions_have_every_interface_string_with_the_same_placeholders():
         in_zh, in_en = set(re.findall(r"\{(\w+)\}", zh[key])), set(re.findall(r"\{(\w+)\}", en[key]))
         assert in_zh <= in_en, f"{key}: Chinese fills {in_zh - in_en}, English does not"
         assert all(zh.get(word) == "" and en.get(word) for word in in_en - in_zh), (key, in_en - in_zh)
+
+
+NESTING_TEXTS = [
+    "[]",
+    "[" * 500 + "]" * 500,
+    "[" * 500 + "]" * 500 + "[]",  # more than 500 brackets, 500 levels
+    "[" * 501 + "]" * 501,
+    "[" * 501 + "x",  # not JSON: the depth is still counted, as far as the text goes
+    '{"a":' * 501 + "1" + "}" * 501,
+    '["' + "[" * 600 + '"]',  # brackets in a string are not nesting
+    '["' + "[" * 600,  # nor in a string left open to the end
+    '["\\"' + "[" * 600 + '"]',  # an escaped quote does not end the string
+    '"\\\\"' + "[" * 501 + "]" * 501,  # an escaped backslash does not escape the quote after it
+    "]" * 600 + "[" * 501,
+    '{"a": NaN, "b": ' + "[" * 501 + "]" * 501 + "}",
+    '{"a": 1, "a": ' + "[" * 501 + "]" * 501 + "}",
+]
+
+
+def test_the_worker_refuses_the_nesting_the_command_line_refuses(tmp_path):
+    """The worker refuses a text nested more than MAX_DEPTH levels before Python reads it: the
+    same number as harnessbook.cli.MAX_DEPTH, counted the same way (its nestingDepth run in Node
+    on texts at the edges: strings, escapes, a text that is not JSON)."""
+    from harnessbook.cli import MAX_DEPTH, _text_too_deep
+
+    worker = (PLAYGROUND / "worker.mjs").read_text(encoding="utf-8")
+    assert re.search(r"^const MAX_DEPTH = (\d+);$", worker, re.MULTILINE)[1] == str(MAX_DEPTH)  # type: ignore[index]
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is required under CI")
+        pytest.skip("node is missing")
+    function = re.search(r"^function nestingDepth\(text\) \{\n.*?^\}$", worker, re.MULTILINE | re.DOTALL)
+    assert function is not None, "worker.mjs has no nestingDepth function"
+    script = tmp_path / "depth.cjs"
+    script.write_text(
+        function[0]
+        + "\nconst texts = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+        + "process.stdout.write(JSON.stringify(texts.map(nestingDepth)));\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [node, str(script)], input=json.dumps(NESTING_TEXTS), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    depths = json.loads(done.stdout)
+    assert [depth > MAX_DEPTH for depth in depths] == [_text_too_deep(text) for text in NESTING_TEXTS]
+    assert [depth > MAX_DEPTH for depth in depths] == [
+        False, False, False, True, True, True, False, False, False, True, False, True, True
+    ]  # fmt: skip

@@ -1,6 +1,8 @@
 """The package on the other CPython versions it supports (3.12 to 3.14), where the machine has
 them: for every request of the book and a set of hostile texts, the same outcome (the result as
 the command line prints it, or the same problems), the same figures, the same command-line output.
+Nesting too deep for one interpreter's ``json`` is refused at the same depth by all of them
+(``harnessbook.cli.MAX_DEPTH``): the hostile texts nest on both sides of it.
 
 The test command runs on one interpreter (3.11 here). Pyodide's CPython 3.14 is compared with it
 by the playground's browser tests; this compares the interpreters a harness author runs the
@@ -16,10 +18,8 @@ from __future__ import annotations
 
 import copy
 import glob
-import itertools
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -29,62 +29,86 @@ from typing import Any
 
 import pytest
 
-from harnessbook.cli import main
-from tests.outcomes import drawn, pages_with_examples, request_fences
+import harnessbook
+from harnessbook.cli import MAX_DEPTH, main
+from tests.outcomes import observed, pages_with_examples, request_fences
 from tests.strategies import seed_request
 
 ROOT = Path(__file__).resolve().parents[1]
-SUPPORTED = [(3, minor) for minor in range(12, 15)]
-"""The versions besides this process's that ``requires-python`` and the classifiers promise."""
+SOURCE = Path(harnessbook.__file__).resolve().parents[1]
+"""The folder of the package this process imported: the other interpreters import the same."""
+
+SUPPORTED = [(3, minor) for minor in range(11, 15)]
+"""The versions ``requires-python`` and the classifiers promise (this process's is left out)."""
+
+FLAGS = ["-I", "-S", "-B", "-X", f"int_max_str_digits={sys.get_int_max_str_digits()}"]
+"""How another interpreter is started: no environment, no site-packages, no byte code written,
+and this process's limit on the digits of an integer (the environment that could set it is
+ignored, and the command-line page documents that the limit decides what is readable)."""
 
 VERSION = "import sys; print('%d.%d' % sys.version_info[:2])"
 
 CHILD = """
 import json, sys
 sys.path[:0] = sys.argv[1:3]
-from tests.outcomes import drawn
+from tests.outcomes import observed
 texts = json.load(sys.stdin)
-json.dump([drawn(text) for text in texts], sys.stdout)
+json.dump([observed(text) for text in texts], sys.stdout)
 """
 """Run in the other interpreter: the package and the tests' :mod:`tests.outcomes` on its path,
-the texts on standard input, what :func:`tests.outcomes.drawn` makes of each on standard output."""
+the texts on standard input, what :func:`tests.outcomes.observed` makes of each on standard
+output."""
 
 CLI = "import sys; sys.path.insert(0, sys.argv.pop(1)); from harnessbook.cli import main; sys.exit(main())"
 
+NAMED = "HARNESSBOOK_PYTHONS"
 
-def candidates() -> list[str]:
-    """Every path that may be another CPython, in the order they are tried."""
-    found = [path for path in os.environ.get("HARNESSBOOK_PYTHONS", "").split(os.pathsep) if path]
-    for major, minor in SUPPORTED:
-        on_path = shutil.which(f"python{major}.{minor}")
-        if on_path:
-            found.append(on_path)
-        pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
-        found += sorted(
-            glob.glob(str(pyenv / "versions" / f"{major}.{minor}.*" / "bin" / f"python{major}.{minor}"))
-        )
-    return found
+
+def named() -> list[str]:
+    """The interpreters named in ``HARNESSBOOK_PYTHONS`` (paths, separated as in ``PATH``)."""
+    return [path for path in os.environ.get(NAMED, "").split(os.pathsep) if path]
+
+
+def found_on_machine(version: tuple[int, int]) -> list[str]:
+    """The paths in pyenv's folder and on ``PATH`` that may run ``version``, in that order."""
+    major, minor = version
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    found = sorted(
+        glob.glob(str(pyenv / "versions" / f"{major}.{minor}.*" / "bin" / f"python{major}.{minor}"))
+    )
+    on_path = shutil.which(f"python{major}.{minor}")
+    return found + [on_path] if on_path else found
+
+
+def version_of(path: str) -> tuple[int, int] | None:
+    """The version ``path`` runs, or None when it does not start (a pyenv shim for a version it
+    does not have exits 127)."""
+    try:
+        ran = subprocess.run([path, *FLAGS, "-c", VERSION], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if ran.returncode != 0:
+        return None
+    major, minor = (int(part) for part in ran.stdout.strip().split("."))
+    return major, minor
 
 
 def other_pythons() -> dict[tuple[int, int], str]:
-    """One working interpreter per supported version other than this one, by version.
-
-    A path that does not start (a pyenv shim for a version it does not have exits 127) or
-    that is this process's version is passed over."""
+    """One interpreter per supported version other than this process's, by version: those named
+    in ``HARNESSBOOK_PYTHONS`` first (each must run a supported version), then those found."""
     chosen: dict[tuple[int, int], str] = {}
-    for path in candidates():
-        try:
-            ran = subprocess.run(
-                [path, "-I", "-S", "-c", VERSION], capture_output=True, text=True, timeout=30
-            )
-        except OSError:
+    for path in named():
+        version = version_of(path)
+        assert version in SUPPORTED, f"{NAMED} names {path}, which is not a supported CPython that runs"
+        if version != sys.version_info[:2]:
+            chosen.setdefault(version, path)
+    for wanted in SUPPORTED:
+        if wanted == sys.version_info[:2] or wanted in chosen:
             continue
-        if ran.returncode != 0:
-            continue
-        major, minor = (int(part) for part in ran.stdout.strip().split("."))
-        version = (major, minor)
-        if version in SUPPORTED and version != sys.version_info[:2] and version not in chosen:
-            chosen[version] = path
+        for path in found_on_machine(wanted):
+            if version_of(path) == wanted:
+                chosen[wanted] = path
+                break
     return chosen
 
 
@@ -94,6 +118,12 @@ def hostile_texts() -> list[str]:
     bidi controls, line separators, wide characters), and every kind of decision."""
     texts = ["", "   ", "\ufeff", "{", "[]", "null", '{"a": NaN}', '{"a": 1e999}', "1" * 5_000]
     texts += ["[" * 10_000 + "]" * 10_000, '{"a":' * 1_000 + "1" + "}" * 1_000, '"\\ud800"']
+    for depth in (MAX_DEPTH, MAX_DEPTH + 1, 990, 3_000):  # 3.11 reads about 990 levels, 3.13 more
+        texts += [
+            "[" * depth + "]" * depth,
+            "[" * depth + "x",
+            '{"a": NaN, "b": ' + "[" * depth + "]" * depth + "}",
+        ]
     texts.append("\ufeff" + json.dumps(seed_request()))
     changes: dict[tuple[str | int, ...], list[Any]] = {
         ("budgetUnits",): [0, 1, 2**53 - 1, 2**53, 8.0, 8.5, -0.0, True, "8", None, 10**400],
@@ -139,21 +169,10 @@ def corpus() -> list[str]:
     return list(dict.fromkeys(texts + hostile_texts()))
 
 
-TOO_DEEP = {"kind": "unreadable", "message": "input is nested too deeply to read"}
-
-
-def nesting(text: str) -> int:
-    """How deeply ``text`` nests arrays and objects, outside its strings."""
-    outside = re.sub(r'"[^"\\]*(?:\\.[^"\\]*)*"', "", text).split('"', 1)[0]
-    steps = {"[": 1, "{": 1, "]": -1, "}": -1}
-    return max(itertools.accumulate(steps.get(c, 0) for c in outside), default=0)
-
-
-def documented_difference(text: str, mine: dict, theirs: dict) -> bool:
-    """The one difference the command-line page documents: how deep a text may nest before it
-    is refused as unreadable depends on the interpreter (about 1,000 levels on 3.11, more on
-    later versions), so a text nested that deeply may be refused by one and read by another."""
-    return TOO_DEEP in (mine, theirs) and nesting(text) >= 900
+@pytest.fixture(scope="module")
+def seen() -> list[tuple[str, dict]]:
+    """Each text of the corpus, with what this process makes of it."""
+    return [(text, observed(text)) for text in corpus()]
 
 
 @pytest.fixture(scope="module")
@@ -162,27 +181,26 @@ def pythons() -> dict[tuple[int, int], str]:
     if not found:
         pytest.skip(
             "no other supported CPython on this machine (looked on PATH, in pyenv's versions and in "
-            "HARNESSBOOK_PYTHONS): only this one, "
-            f"{sys.version_info.major}.{sys.version_info.minor}, was checked"
+            f"{NAMED}): only this one, {sys.version_info.major}.{sys.version_info.minor}, was checked"
         )
     return found
 
 
-def test_the_corpus_reaches_every_kind_of_outcome():
+def test_the_corpus_reaches_every_kind_of_outcome(seen):
     """Guard: the texts compared below are not all alike."""
-    kinds = {drawn(text)["kind"] for text in corpus()}
-    assert kinds == {"unreadable", "invalid-json", "invalid-request", "result"}
-    states = {drawn(text).get("state") for text in corpus()}
-    assert {"ready", "refresh_required", "blocked"} <= states
+    outcomes = [one for _, one in seen]
+    assert {one["kind"] for one in outcomes} == {"unreadable", "invalid-json", "invalid-request", "result"}
+    assert {one.get("state") for one in outcomes} >= {"ready", "refresh_required", "blocked"}
+    assert {one["command line"][0] for one in outcomes} == {0, 1, 2, 3, 4}
 
 
-def test_every_other_python_gives_the_same_outcomes_and_figures(pythons):
-    texts = corpus()
-    expected = [drawn(text) for text in texts]
+def test_every_other_python_gives_the_same_outcomes_figures_and_command_line_output(seen, pythons):
+    texts = [text for text, _ in seen]
+    expected = [one for _, one in seen]
     payload = json.dumps(texts)  # ASCII: lone surrogates travel as escapes
     for version, path in sorted(pythons.items()):
         ran = subprocess.run(
-            [path, "-I", "-S", "-c", CHILD, str(ROOT / "src"), str(ROOT)],
+            [path, *FLAGS, "-c", CHILD, str(SOURCE), str(ROOT)],
             input=payload,
             capture_output=True,
             text=True,
@@ -194,7 +212,7 @@ def test_every_other_python_gives_the_same_outcomes_and_figures(pythons):
         got = json.loads(ran.stdout)
         assert len(got) == len(texts), name
         for text, mine, theirs in zip(texts, expected, got, strict=True):
-            if mine != theirs and not documented_difference(text, mine, theirs):
+            if mine != theirs:
                 keys = sorted(key for key in mine.keys() | theirs.keys() if mine.get(key) != theirs.get(key))
                 pytest.fail(f"{name} differs on {text[:200]!r}: {keys}")
 
@@ -205,7 +223,7 @@ def test_every_other_python_prints_the_same_command_line_output(pythons, argv):
     code = main(argv, stdout=out)
     for version, path in sorted(pythons.items()):
         ran = subprocess.run(
-            [path, "-I", "-S", "-c", CLI, str(ROOT / "src"), *argv],
+            [path, *FLAGS, "-c", CLI, str(SOURCE), *argv],
             capture_output=True,
             text=True,
             encoding="utf-8",

@@ -5,7 +5,8 @@ Exit codes (stable, for scripts and CI):
 * 0: the packet is ``ready``
 * 1: the input could not be read as one JSON request: a file that cannot be opened or read
   (no such file, a directory), closed standard input, larger than ``--max-bytes``, not UTF-8,
-  not JSON, a repeated object key, ``NaN`` or ``Infinity``, nested too deeply, an integer with
+  not JSON, a repeated object key, ``NaN`` or ``Infinity``, nested more than
+  [`MAX_DEPTH`][harnessbook.cli.MAX_DEPTH] (500) levels deep, an integer with
   more digits than Python converts, a number too large or too small for a float (``1e400``, ``1e-400``),
   or too large to hold in memory (the text, its JSON values or its packet)
 * 2: the request is invalid (one problem a line on stderr, at most 101 lines; one line of JSON
@@ -38,6 +39,7 @@ import argparse
 import codecs
 import contextlib
 import errno
+import itertools
 import json
 import math
 import os
@@ -59,7 +61,7 @@ from harnessbook.context_packet.errors import _child, _cut, _printable
 from harnessbook.figure import render_svg
 from harnessbook.schemas import SCHEMA_FILES, load_schema
 
-__all__ = ["main", "EXIT_CODES", "MAX_BYTES"]
+__all__ = ["main", "EXIT_CODES", "MAX_BYTES", "MAX_DEPTH"]
 
 EXIT_CODES: Final[Mapping[str, int]] = MappingProxyType(
     {
@@ -90,6 +92,17 @@ the line and paragraph separators, and DEL and the C1 controls (U+0085 NEXT LINE
 U+009B starts a terminal escape sequence; JSON already escapes the C0 controls). The value is the same JSON; a reader's terminal or page
 shows the line as it is, not reordered or broken."""
 _CHUNK = 1 << 16
+
+MAX_DEPTH: Final = 500
+"""How deeply a JSON text may nest arrays and objects. Deeper, it is refused as unreadable input
+(exit code 1) whatever else it holds, with the same words on every Python version and in the
+book's playground, which refuses it before Python reads it. A valid request nests four levels.
+
+Without this limit, how deep a text could be before Python's ``json`` failed to read it depended
+on the interpreter: about 1,000 levels on 3.11, some thousands on 3.13. A text a few hundred
+levels deep is never a request; it is refused here for what it is."""
+
+_TOO_DEEP = f"is nested more than {MAX_DEPTH} levels deep"
 
 
 class _Unreadable(Exception):
@@ -309,6 +322,12 @@ def _parse_text(text: str) -> Any:
 
     Shared with the in-browser playground, so both refuse the same texts: a repeated key,
     ``NaN`` or ``Infinity``, nesting too deep or an integer too long to read.
+
+    A text nested more than :data:`MAX_DEPTH` levels deep is refused as such, whatever else it
+    holds. That is decided here for a text that is refused anyway (not JSON, a repeated key, a
+    refused value), from the text itself; a text that reads as JSON is returned, and the caller
+    asks :func:`_too_deep` of the value only if the builder refuses it (a valid request nests
+    four levels), so a valid request pays nothing for the check.
     """
     if _BLANK.fullmatch(text):  # json's words would be "Expecting value (line 1, column 1)"
         raise _Unreadable("is empty" if not text else "holds only white space")
@@ -337,6 +356,8 @@ def _parse_text(text: str) -> Any:
                 parse_int=refusals.int,
             )
     except json.JSONDecodeError as error:
+        if _text_too_deep(text):
+            raise _Unreadable(_TOO_DEEP) from None
         if refusals.first is not None:  # a refused value came first in the text: the first problem
             raise refusals.error() from None
         # json's words for a text that starts with U+FEFF advise a programmer which codec to use.
@@ -348,9 +369,14 @@ def _parse_text(text: str) -> Any:
             position=(message, error.lineno, error.colno),
         ) from None
     except RecursionError:
+        if _text_too_deep(text):
+            raise _Unreadable(_TOO_DEEP) from None
+        # Python's stack ran out before MAX_DEPTH levels: the caller was already deep in it.
         if refusals.first is not None:
             raise refusals.error() from None
         raise _Unreadable("is nested too deeply to read") from None
+    if (refusals.first is not None or duplicates.found) and _text_too_deep(text):
+        raise _Unreadable(_TOO_DEEP)
     del text
     if refusals.first is not None:
         raise refusals.error(request)
@@ -360,6 +386,40 @@ def _parse_text(text: str) -> Any:
             f"repeats the key {where}: JSON readers disagree on which value counts, so it is refused"
         )
     return request
+
+
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\[\s\S][^"\\]*)*(?:"|\\?\Z)')
+"""A string of a JSON text, from its opening quote to its closing one or, left open, to the end
+of the text: every match starts at a quote outside strings, so the text is scanned once (a
+pattern that failed on an open string would try again at each escaped quote inside it)."""
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_NESTING_STEP: Final = MappingProxyType({"[": 1, "{": 1, "]": -1, "}": -1})
+
+
+def _text_too_deep(text: str) -> bool:
+    """Whether ``text`` nests arrays and objects more than :data:`MAX_DEPTH` levels deep, counting
+    the brackets outside its strings up to the end of the text, whether or not it is JSON (a
+    string left open runs to the end). The playground's worker counts the same way."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(itertools.accumulate(map(_NESTING_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether ``value``, read from a JSON text, nests lists and dicts more than :data:`MAX_DEPTH`
+    levels deep: as :func:`_text_too_deep` says of its text (it has no repeated key)."""
+    if type(value) is not dict and type(value) is not list:
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        for child in node.values() if type(node) is dict else node:
+            if type(child) is dict or type(child) is list:
+                stack.append((child, depth + 1))
+    return False
 
 
 _BLANK = re.compile("\ufeff?[ \t\r\n]*")
@@ -774,6 +834,9 @@ def _main(
             _report(stderr, args, "unreadable_input", f"{where} {_TOO_LARGE}")
             return EXIT_CODES["unreadable_input"]
         except InvalidRequestError as error:
+            if args.command == "build" and _too_deep(request):  # as _parse_text would have said
+                _report(stderr, args, "unreadable_input", f"{_where(args)} {_TOO_DEEP}")
+                return EXIT_CODES["unreadable_input"]
             _report_invalid(stderr, args, error)
             return EXIT_CODES["invalid_request"]
         del request

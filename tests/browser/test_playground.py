@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from harnessbook import build_context_packet, demo_request
+from harnessbook.cli import MAX_DEPTH
 from tests import soup
 from tests.browser.motion import settle
 from tests.browser.pixels import edge_shadows
@@ -1297,9 +1298,9 @@ def test_hostile_json_is_bad_input_not_a_bug_and_the_next_run_works(reader_page,
         if name != "10,000-deep nesting":  # the page refuses that one before Python reads it
             assert_same_as_cpython(shown, text, name)
         else:  # and words it in the page's language
-            assert shown["message"] == "这个输入嵌套超过 1000 层，无法作为一个 JSON 请求读取。", shown[
-                "message"
-            ]
+            assert shown["message"] == f"这个输入嵌套超过 {MAX_DEPTH} 层，无法作为一个 JSON 请求读取。", (
+                shown["message"]
+            )
         assert "bug" not in shown["status"] and "缺陷" not in shown["status"], name
         assert_next_run_works(page)
     assert log.problems() == []

@@ -84,10 +84,11 @@ def _harnessbook_playground_run(text, lang):
 _harnessbook_playground_run
 `;
 
-// Deeper than this, the text is refused before Python sees it: CPython's own limit is about
-// the same (sys.getrecursionlimit(), 1000), and under WebAssembly a deeper parse could exhaust
-// the JavaScript stack (a RangeError) instead of raising RecursionError.
-const MAX_DEPTH = 1000;
+// The command line's limit (harnessbook.cli.MAX_DEPTH, counted the same way): deeper, the text
+// is refused before Python sees it, since under WebAssembly a deep parse could exhaust the
+// JavaScript stack (a RangeError) instead of raising RecursionError. Python would refuse it
+// with the same words (tests/test_playground_assets.py keeps the two numbers equal).
+const MAX_DEPTH = 500;
 
 function nestingDepth(text) {
   let depth = 0;
@@ -427,7 +428,7 @@ self.addEventListener("message", async (event) => {
     let outcome;
     if (nestingDepth(message.text) > MAX_DEPTH) {
       // Worded by the page in the reader's language (its tooDeep label), not here.
-      outcome = { kind: "unreadable", depth: MAX_DEPTH, message: `input is nested deeper than ${MAX_DEPTH} levels` };
+      outcome = { kind: "unreadable", depth: MAX_DEPTH, message: `input is nested more than ${MAX_DEPTH} levels deep` };
     } else {
       try {
         outcome = JSON.parse(run(message.text, message.lang === "en" ? "en" : "zh"));
