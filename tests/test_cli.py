@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from harnessbook import build_context_packet, demo_request, load_schema
@@ -658,8 +659,9 @@ def test_a_wrong_schema_name_is_refused_in_the_package_s_words():
     code, out, err = run(["schema", "packet"])
     assert (code, out) == (64, "")
     assert err == (
-        "usage: harnessbook schema [-h] {request,result}\n"
-        "harnessbook schema: error: argument name: no schema is named 'packet' (choose from request, result)\n"
+        "usage: harnessbook schema [-h] {error,request,result}\n"
+        "harnessbook schema: error: argument name: no schema is named 'packet' "
+        "(choose from error, request, result)\n"
     )
 
 
@@ -805,10 +807,37 @@ def test_in_process_callers_get_a_line_not_a_traceback_for_what_argv_cannot_hold
 # ---------------------------------------------------------------------------
 
 
+ERROR_VALIDATOR = jsonschema.Draft202012Validator(load_schema("error"))
+
+
 def json_error(err: str) -> Any:
-    """Standard error as ``--errors json`` writes it: exactly one line, one JSON object."""
+    """Standard error as ``--errors json`` writes it: exactly one line, one JSON object, valid
+    against the package's schema of it (``harnessbook schema error``)."""
     assert err.endswith("\n") and err.count("\n") == 1, err
-    return json.loads(err)
+    report = json.loads(err)
+    ERROR_VALIDATOR.validate(report)
+    if report["error"] == "invalid_request":  # what the schema cannot say
+        assert len(report["problems"]) == min(report["total"], 100), report
+    return report
+
+
+def test_the_error_schema_names_each_code_as_the_command_line_does():
+    """Each kind of report in the schema has the exit code EXIT_CODES gives its name, and the
+    schema has one for each code that --errors json reports (1, 2, 74)."""
+    schema = load_schema("error")
+    kinds = {}
+    for branch in schema["oneOf"]:
+        properties = schema["$defs"][branch["$ref"].rsplit("/", 1)[1]]["properties"]
+        kinds[properties["error"]["const"]] = properties["exitCode"]["const"]
+    assert kinds == {
+        name: EXIT_CODES[name] for name in ("unreadable_input", "invalid_request", "output_failed")
+    }
+    assert not ERROR_VALIDATOR.is_valid(
+        {"error": "invalid_request", "exitCode": 1, "problems": [], "total": 0}
+    )
+    assert not ERROR_VALIDATOR.is_valid(
+        {"error": "unreadable_input", "exitCode": 1, "message": "x", "more": 1}
+    )
 
 
 def test_an_invalid_request_is_one_json_object_with_every_problem_apart(tmp_path):

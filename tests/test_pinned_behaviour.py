@@ -142,7 +142,7 @@ def test_schema_usage_names_its_choices(wide_terminal, capsys):
     """Mutants: the schema choices or their order changed."""
     assert main(["schema"]) == 64
     assert capsys.readouterr().err == (
-        "usage: harnessbook schema [-h] {request,result}\n"
+        "usage: harnessbook schema [-h] {error,request,result}\n"
         "harnessbook schema: error: the following arguments are required: name\n"
     )
 
@@ -329,7 +329,7 @@ def test_schema_help_explains_its_argument(wide_terminal, capsys):
     """Mutant: the help text of the schema name dropped."""
     assert main(["schema", "--help"]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"^  \{request,result\} +which schema$", out, re.M), out
+    assert re.search(r"^  \{error,request,result\}\n +which schema$", out, re.M), out
 
 
 class AsciiTerminal(io.TextIOWrapper):

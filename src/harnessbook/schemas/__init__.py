@@ -1,4 +1,5 @@
-"""The JSON Schemas (draft 2020-12) of the context packet request and result.
+"""The JSON Schemas (draft 2020-12) of the context packet request and result, and of the command
+line's error report (``harnessbook build --errors json``).
 
 The files ship inside the package; [`load_schema`][harnessbook.schemas.load_schema] reads them with
 `importlib.resources`, so they work from a wheel, a source tree or Pyodide.
@@ -13,27 +14,33 @@ from typing import Any, Final, Literal
 
 __all__ = ["load_schema", "SCHEMA_FILES"]
 
-SCHEMA_FILES: Final[Mapping[Literal["request", "result"], str]] = MappingProxyType(
+SchemaName = Literal["request", "result", "error"]
+"""The name of a schema the package ships."""
+
+SCHEMA_FILES: Final[Mapping[SchemaName, str]] = MappingProxyType(
     {
         "request": "context-packet-request.schema.json",
         "result": "context-packet-result.schema.json",
+        "error": "harnessbook-cli-error.schema.json",
     }
 )
 """The schema file of each name. A read-only mapping (``types.MappingProxyType``), not a dict: ``json.dumps``, ``copy.deepcopy``
 and ``pickle`` refuse it; ``dict(...)`` makes a copy."""
 
 
-def load_schema(name: Literal["request", "result"]) -> dict[str, Any]:
-    """Return the JSON Schema of the request or the result, as a fresh dict.
+def load_schema(name: SchemaName) -> dict[str, Any]:
+    """Return the JSON Schema of the request, the result or the command line's error report, as a
+    fresh dict.
 
     Args:
-        name: ``"request"`` or ``"result"``.
+        name: ``"request"``, ``"result"`` or ``"error"`` (what ``harnessbook build --errors json``
+            writes to standard error).
 
     Returns:
         The schema (JSON Schema draft 2020-12), read afresh: changing it changes nothing else.
 
     Raises:
-        ValueError: If ``name`` is neither.
+        ValueError: If ``name`` is none of these.
 
     Examples:
         >>> load_schema("request")["$schema"]
