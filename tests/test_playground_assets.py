@@ -431,6 +431,7 @@ NESTING_TEXTS = [
     '["\\"' + "[" * 600 + '"]',  # an escaped quote does not end the string
     '"\\\\"' + "[" * 501 + "]" * 501,  # an escaped backslash does not escape the quote after it
     "]" * 600 + "[" * 501,
+    '["' + "[" * 600 + "\\",  # a string left open, ending in a backslash
     '{"a": NaN, "b": ' + "[" * 501 + "]" * 501 + "}",
     '{"a": 1, "a": ' + "[" * 501 + "]" * 501 + "}",
 ]
@@ -465,5 +466,5 @@ def test_the_worker_refuses_the_nesting_the_command_line_refuses(tmp_path):
     depths = json.loads(done.stdout)
     assert [depth > MAX_DEPTH for depth in depths] == [_text_too_deep(text) for text in NESTING_TEXTS]
     assert [depth > MAX_DEPTH for depth in depths] == [
-        False, False, False, True, True, True, False, False, False, True, False, True, True
+        False, False, False, True, True, True, False, False, False, True, False, False, True, True
     ]  # fmt: skip

@@ -1,17 +1,20 @@
-"""The package on the other CPython versions it supports (3.12 to 3.14), where the machine has
-them: for every request of the book and a set of hostile texts, the same outcome (the result as
-the command line prints it, or the same problems), the same figures, the same command-line output.
-Nesting too deep for one interpreter's ``json`` is refused at the same depth by all of them
-(``harnessbook.cli.MAX_DEPTH``): the hostile texts nest on both sides of it.
+"""The package on the other CPython versions it supports (3.11 to 3.14, this process's left out),
+where the machine has them: for every request of the book and a set of hostile texts, the same
+outcome (the result as the command line prints it, or the same problems), the same figures, the
+same ``harnessbook build -`` exit code and output; and the same ``demo``, ``schema`` and
+``--version``. Nesting too deep for one interpreter's ``json`` is refused at the same depth by
+all of them (``harnessbook.cli.MAX_DEPTH``): the hostile texts nest on both sides of it.
 
 The test command runs on one interpreter (3.11 here). Pyodide's CPython 3.14 is compared with it
 by the playground's browser tests; this compares the interpreters a harness author runs the
-package on. Each is started with ``-I -S``: no environment and no site-packages, so the package is
-also shown to need nothing outside the standard library there.
+package on. Each is started with ``-I -S -B`` and this process's limit on integer digits: no
+environment and no site-packages, so the package is also shown to need nothing outside the
+standard library there.
 
-Interpreters are looked for on ``PATH`` (``python3.12`` ...), in pyenv's folder, and in
-``HARNESSBOOK_PYTHONS`` (paths, separated as ``PATH`` is). A machine with none of them skips the
-comparison and says why (the Pages workflow's Debian 12 container has only 3.11).
+One interpreter of each version is taken: those named in ``HARNESSBOOK_PYTHONS`` (paths,
+separated as ``PATH`` is) first, each of which must run a supported version; then pyenv's
+versions, then ``python3.N`` on ``PATH``. A machine with no other version skips the comparison
+and says why (the Pages workflow's Debian 12 container has only 3.11).
 """
 
 from __future__ import annotations

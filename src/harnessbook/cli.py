@@ -95,8 +95,8 @@ _CHUNK = 1 << 16
 
 MAX_DEPTH: Final = 500
 """How deeply a JSON text may nest arrays and objects. Deeper, it is refused as unreadable input
-(exit code 1) whatever else it holds, with the same words on every Python version and in the
-book's playground, which refuses it before Python reads it. A valid request nests four levels.
+(exit code 1) whatever else it holds, with the same words on every Python version; the book's
+playground refuses the same texts before Python reads them. A valid request nests four levels.
 
 Without this limit, how deep a text could be before Python's ``json`` failed to read it depended
 on the interpreter: about 1,000 levels on 3.11, some thousands on 3.13. A text a few hundred
@@ -388,10 +388,12 @@ def _parse_text(text: str) -> Any:
     return request
 
 
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\[\s\S][^"\\]*)*(?:"|\\?\Z)')
+_JSON_STRING = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+(?:"|\\?\Z)')
 """A string of a JSON text, from its opening quote to its closing one or, left open, to the end
 of the text: every match starts at a quote outside strings, so the text is scanned once (a
-pattern that failed on an open string would try again at each escaped quote inside it)."""
+pattern that failed on an open string would try again at each escaped quote inside it). The
+quantifiers are possessive: nothing is kept to backtrack into, so a string of millions of escapes
+costs no memory beyond the match (about 60 bytes an escape otherwise)."""
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _NESTING_STEP: Final = MappingProxyType({"[": 1, "{": 1, "]": -1, "}": -1})
 
@@ -403,22 +405,26 @@ def _text_too_deep(text: str) -> bool:
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return False
     brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
-    return max(itertools.accumulate(map(_NESTING_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
+    # Stops at the first level past the limit: a text of nothing but "[" is answered at once.
+    return any(map(MAX_DEPTH.__lt__, itertools.accumulate(map(_NESTING_STEP.__getitem__, brackets))))
 
 
 def _too_deep(value: Any) -> bool:
     """Whether ``value``, read from a JSON text, nests lists and dicts more than :data:`MAX_DEPTH`
-    levels deep: as :func:`_text_too_deep` says of its text (it has no repeated key)."""
+    levels deep: as :func:`_text_too_deep` says of its text (it has no repeated key). One iterator
+    a level, so the walk holds no more than MAX_DEPTH + 1 of them, however large the value."""
     if type(value) is not dict and type(value) is not list:
         return False
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    stack = [iter(value.values() if type(value) is dict else value)]
     while stack:
-        node, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return True
-        for child in node.values() if type(node) is dict else node:
+        for child in stack[-1]:
             if type(child) is dict or type(child) is list:
-                stack.append((child, depth + 1))
+                if len(stack) == MAX_DEPTH:
+                    return True
+                stack.append(iter(child.values() if type(child) is dict else child))
+                break
+        else:
+            stack.pop()
     return False
 
 

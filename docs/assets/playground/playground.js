@@ -112,7 +112,7 @@
       invalidJson: "This is not valid JSON (line {line}, column {column}): {message}",
       refusedStatus: "Done: the builder refused this request; the problems are listed below.",
       unreadable: "This input cannot be read as one JSON request: the {message}.",
-      tooDeep: "This input cannot be read as one JSON request: it is nested deeper than {levels} levels.",
+      tooDeep: "This input cannot be read as one JSON request: it is nested more than {levels} levels deep.",
       tooLarge: "This input is too large or too deeply nested for the Python in this page to read or build.",
       unreadableStatus: "Not run: the input cannot be read; see below.",
       moreLines: "… and {count} more {lines} (the page shows the beginning only; harnessbook build gives the full result)",

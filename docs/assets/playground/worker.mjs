@@ -86,8 +86,8 @@ _harnessbook_playground_run
 
 // The command line's limit (harnessbook.cli.MAX_DEPTH, counted the same way): deeper, the text
 // is refused before Python sees it, since under WebAssembly a deep parse could exhaust the
-// JavaScript stack (a RangeError) instead of raising RecursionError. Python would refuse it
-// with the same words (tests/test_playground_assets.py keeps the two numbers equal).
+// JavaScript stack (a RangeError) instead of raising RecursionError. Python would refuse the
+// same texts (tests/test_playground_assets.py keeps the two numbers and counts the same).
 const MAX_DEPTH = 500;
 
 function nestingDepth(text) {
