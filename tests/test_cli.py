@@ -543,7 +543,7 @@ def test_a_usage_error_with_standard_error_closed_in_process(monkeypatch):
 
 @pytest.mark.parametrize("name", ["packet", "", [], None, 3, ("request",)])
 def test_load_schema_refuses_anything_but_a_schema_name_with_a_value_error(name):
-    with pytest.raises(ValueError, match=r"unknown schema .*expected one of: request, result"):
+    with pytest.raises(ValueError, match=r"unknown schema .*expected one of: error, request, result$"):
         load_schema(name)
 
 
@@ -832,12 +832,24 @@ def test_the_error_schema_names_each_code_as_the_command_line_does():
     assert kinds == {
         name: EXIT_CODES[name] for name in ("unreadable_input", "invalid_request", "output_failed")
     }
-    assert not ERROR_VALIDATOR.is_valid(
-        {"error": "invalid_request", "exitCode": 1, "problems": [], "total": 0}
-    )
-    assert not ERROR_VALIDATOR.is_valid(
-        {"error": "unreadable_input", "exitCode": 1, "message": "x", "more": 1}
-    )
+    problem = {"path": "$.budgetUnits", "message": "must be an integer greater than 0, got 0 (integer)"}
+    invalid = {"error": "invalid_request", "exitCode": 2, "problems": [problem], "total": 1}
+    unreadable = {"error": "unreadable_input", "exitCode": 1, "message": "standard input is empty"}
+    assert ERROR_VALIDATOR.is_valid(invalid) and ERROR_VALIDATOR.is_valid(unreadable)
+    for wrong in [
+        invalid | {"exitCode": 1},
+        invalid | {"problems": []},
+        invalid | {"problems": [problem] * 101, "total": 101},
+        invalid | {"total": 0},
+        invalid | {"problems": [problem | {"path": "budgetUnits"}]},
+        invalid | {"problems": [problem | {"message": ""}]},
+        invalid | {"problems": [problem | {"line": 1}]},
+        unreadable | {"message": ""},
+        unreadable | {"more": 1},
+        unreadable | {"exitCode": 74},
+        {"error": "output_failed", "exitCode": 1, "message": "cannot write standard output: it is closed"},
+    ]:
+        assert not ERROR_VALIDATOR.is_valid(wrong), wrong
 
 
 def test_an_invalid_request_is_one_json_object_with_every_problem_apart(tmp_path):

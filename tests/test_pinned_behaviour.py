@@ -129,7 +129,7 @@ def test_top_level_help_lists_every_command_and_every_exit_code(wide_terminal, c
     for command, text in [
         ("demo", "print the packet of the chapter's demo request"),
         ("build", "read a request as JSON and print the result"),
-        ("schema", "print the JSON Schema of the request or the result"),
+        ("schema", "print a JSON Schema: request, result or error"),
     ]:
         assert re.search(rf"^    {command} +{re.escape(text)}$", out, re.M), (command, out)
     assert " ".join(out.split()).endswith(

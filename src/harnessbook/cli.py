@@ -705,7 +705,7 @@ def _parser(stdout: TextIO | None = None, stderr: TextIO | None = None) -> argpa
         help="report errors as text (the default) or as one JSON object on one line",
     )
     build.set_defaults(subparser=build)
-    schema = commands.add_parser("schema", help="print the JSON Schema of the request or the result")
+    schema = commands.add_parser("schema", help="print a JSON Schema: request, result or error")
     # `choices` draws the usage line; `type` refuses a wrong name first, in the package's words.
     schema.add_argument("name", type=_schema_name, choices=sorted(SCHEMA_FILES), help="which schema")
     return parser

@@ -14,10 +14,7 @@ from typing import Any, Final, Literal
 
 __all__ = ["load_schema", "SCHEMA_FILES"]
 
-SchemaName = Literal["request", "result", "error"]
-"""The name of a schema the package ships."""
-
-SCHEMA_FILES: Final[Mapping[SchemaName, str]] = MappingProxyType(
+SCHEMA_FILES: Final[Mapping[Literal["request", "result", "error"], str]] = MappingProxyType(
     {
         "request": "context-packet-request.schema.json",
         "result": "context-packet-result.schema.json",
@@ -28,7 +25,7 @@ SCHEMA_FILES: Final[Mapping[SchemaName, str]] = MappingProxyType(
 and ``pickle`` refuse it; ``dict(...)`` makes a copy."""
 
 
-def load_schema(name: SchemaName) -> dict[str, Any]:
+def load_schema(name: Literal["request", "result", "error"]) -> dict[str, Any]:
     """Return the JSON Schema of the request, the result or the command line's error report, as a
     fresh dict.
 
@@ -51,7 +48,7 @@ def load_schema(name: SchemaName) -> dict[str, Any]:
     except TypeError:  # an unhashable name ([], {}) from a caller that ignores the type
         known = False
     if not known:
-        raise ValueError(f"unknown schema {name!r}; expected one of: {', '.join(SCHEMA_FILES)}")
+        raise ValueError(f"unknown schema {name!r}; expected one of: {', '.join(sorted(SCHEMA_FILES))}")
     # Imported here: importlib.resources (with tempfile, shutil and pathlib) is a third of the
     # package's import time, and only this function needs it.
     from importlib import resources
