@@ -220,7 +220,9 @@ def test_every_other_python_gives_the_same_outcomes_figures_and_command_line_out
                 pytest.fail(f"{name} differs on {text[:200]!r}: {keys}")
 
 
-@pytest.mark.parametrize("argv", [["demo"], ["schema", "request"], ["schema", "result"], ["--version"]])
+@pytest.mark.parametrize(
+    "argv", [["demo"], ["schema", "request"], ["schema", "result"], ["schema", "error"], ["--version"]]
+)
 def test_every_other_python_prints_the_same_command_line_output(pythons, argv):
     out = StringIO()
     code = main(argv, stdout=out)
