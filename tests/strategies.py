@@ -137,6 +137,16 @@ def seed_request() -> Any:
     }
 
 
+def with_value(path: tuple[Any, ...], value: Any) -> Any:
+    """A fresh :func:`seed_request` with ``value`` at ``path`` (dict keys and list indexes)."""
+    request = seed_request()
+    target = request
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    return request
+
+
 def spots(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Every path inside ``value`` (dict keys and list indexes), the root included."""
     found = [path]

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from harnessbook import InvalidRequestError, build_context_packet
 from harnessbook.context_packet import MAX_PROBLEMS
-from tests.strategies import json_values, near_valid_requests, seed_request
+from tests.strategies import json_values, near_valid_requests, seed_request, with_value
 from tests.support import REQUEST_VALIDATOR, RESULT_VALIDATOR, ci_settings
 
 CI = ci_settings(200)
@@ -77,15 +77,6 @@ def nested(depth: int, leaf: Any = None, kind: str = "list") -> Any:
     for _ in range(depth):
         value = [value] if kind == "list" else {"k": value}
     return value
-
-
-def with_value(path: tuple[Any, ...], value: Any) -> Any:
-    request = seed_request()
-    target = request
-    for step in path[:-1]:
-        target = target[step]
-    target[path[-1]] = value
-    return request
 
 
 @pytest.mark.parametrize(

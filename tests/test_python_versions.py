@@ -35,7 +35,7 @@ import pytest
 import harnessbook
 from harnessbook.cli import MAX_DEPTH, main
 from tests.outcomes import observed, pages_with_examples, request_fences
-from tests.strategies import seed_request
+from tests.strategies import seed_request, with_value
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = Path(harnessbook.__file__).resolve().parents[1]
@@ -149,13 +149,7 @@ def hostile_texts() -> list[str]:
         ("taskAnchor", "goal"): ["\u3000", "\u200b", "目标", ""],
     }
     for path, values in changes.items():
-        for value in values:
-            request = seed_request()
-            parent = request
-            for step in path[:-1]:
-                parent = parent[step]
-            parent[path[-1]] = value
-            texts.append(json.dumps(request, ensure_ascii=False))
+        texts += [json.dumps(with_value(path, value), ensure_ascii=False) for value in values]
     wide = seed_request()
     wide["candidates"] = [copy.deepcopy(wide["candidates"][i % 4]) | {"id": f"c{i}"} for i in range(300)]
     wide["budgetUnits"] = 250
