@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from harnessbook import InvalidRequestError, build_context_packet
-from harnessbook.cli import _TOO_DEEP, _escape_in_output, _parse_text, _too_deep, _Unreadable, main
+from harnessbook import InvalidRequestError
+from harnessbook.cli import _build_read, _escape_in_output, _parse_text, _Unreadable, main
 from harnessbook.figure import render_problems, render_svg, render_table
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -63,10 +63,10 @@ def _built(text: str) -> tuple[dict[str, Any], Any]:
         message, line, column = error.position
         return {"kind": "invalid-json", "line": line, "column": column, "message": message}, None
     try:
-        result = build_context_packet(request)
+        result = _build_read(request)
+    except _Unreadable as error:  # nested too deeply: the playground refuses it before Python reads it
+        return {"kind": "unreadable", "message": "input" + error.tail}, None
     except InvalidRequestError as error:
-        if _too_deep(request):  # as the command line says, and the playground before Python reads it
-            return {"kind": "unreadable", "message": f"input {_TOO_DEEP}"}, None
         return {"kind": "invalid-request", "problems": list(error.problems), "total": error.total}, None
     shown = {
         "kind": "result",

@@ -325,9 +325,9 @@ def _parse_text(text: str) -> Any:
 
     A text nested more than :data:`MAX_DEPTH` levels deep is refused as such, whatever else it
     holds. That is decided here for a text that is refused anyway (not JSON, a repeated key, a
-    refused value), from the text itself; a text that reads as JSON is returned, and the caller
-    asks :func:`_too_deep` of the value only if the builder refuses it (a valid request nests
-    four levels), so a valid request pays nothing for the check.
+    refused value), from the text itself; a text that reads as JSON is returned, and
+    :func:`_build_read` asks :func:`_too_deep` of the value only if the builder refuses it (a
+    valid request nests four levels), so a valid request pays nothing for the check.
     """
     if _BLANK.fullmatch(text):  # json's words would be "Expecting value (line 1, column 1)"
         raise _Unreadable("is empty" if not text else "holds only white space")
@@ -426,6 +426,18 @@ def _too_deep(value: Any) -> bool:
         else:
             stack.pop()
     return False
+
+
+def _build_read(request: Any) -> Any:
+    """``build_context_packet(request)`` for a request read by :func:`_parse_text`: one the
+    builder refuses that nests more than :data:`MAX_DEPTH` levels deep raises
+    :class:`_Unreadable` instead, as :func:`_parse_text` says of such a text it refuses itself."""
+    try:
+        return build_context_packet(request)
+    except InvalidRequestError:
+        if _too_deep(request):
+            raise _Unreadable(_TOO_DEEP) from None
+        raise
 
 
 _BLANK = re.compile("\ufeff?[ \t\r\n]*")
@@ -834,15 +846,15 @@ def _main(
         if not read:
             return EXIT_CODES["unreadable_input"]  # already reported
         try:
-            output = build_context_packet(request)
+            output = _build_read(request)
         except MemoryError:  # the request was read, but its packet does not fit as well
             where = _where(args) if args.command == "build" else "the demo request"
             _report(stderr, args, "unreadable_input", f"{where} {_TOO_LARGE}")
             return EXIT_CODES["unreadable_input"]
+        except _Unreadable as error:  # only a request read from a file or standard input
+            _report(stderr, args, "unreadable_input", f"{_where(args)}{error.tail}")
+            return EXIT_CODES["unreadable_input"]
         except InvalidRequestError as error:
-            if args.command == "build" and _too_deep(request):  # as _parse_text would have said
-                _report(stderr, args, "unreadable_input", f"{_where(args)} {_TOO_DEEP}")
-                return EXIT_CODES["unreadable_input"]
             _report_invalid(stderr, args, error)
             return EXIT_CODES["invalid_request"]
         del request
