@@ -291,6 +291,11 @@ def nginx_headers(rules: Rules) -> str:
     location repeats the full set (this file is generated; the repetition costs nothing). The
     security headers go on every answer (``always``); a year's caching only on a success or a
     redirect (no ``always``), so that a 403 or 404 under the immutable paths is never kept.
+
+    The same headers, revalidated, are also set on the server itself, for the answers no
+    location below gives: a moved page's ``return 301`` (``nginx-redirects.conf``: its
+    locations have no ``add_header`` of their own, so they inherit these) and a request nginx
+    refuses before it looks for a location (a 400).
     """
     base = rules.base_path
 
@@ -306,6 +311,9 @@ def nginx_headers(rules: Rules) -> str:
         return lines
 
     out = ["# Generated at build time by deploy/headers.py (hooks/publish.py). Do not edit.", ""]
+    out.append("# The answers no block below gives: redirects of moved pages, refused requests.")
+    out += [f"add_header {name} {_nginx_quote(value)} always;" for name, value in rules.headers.items()]
+    out += [f"add_header Cache-Control {_nginx_quote(REVALIDATE)} always;", ""]
     out += block(base, REVALIDATE, [f"error_page 404 {base}404.html;"])
     for edition in rules.editions:
         out += block(f"{base}{edition}", REVALIDATE, [f"error_page 404 {base}{edition}404.html;"])

@@ -226,8 +226,11 @@ def test_each_conflicting_id_in_a_detail_is_isolated_on_its_own():
     )
     assert result["excluded"][0]["reason"] == "conflict", result
     svg = render_svg(result, "en")
-    # The excluded row and the refresh row (its detail on two lines below the id, nothing cut).
-    assert svg.count("\u2068ev\u202e\u2069, \u2068ev2\u2069") == 2, svg
+    # The excluded row; then the refresh row, each id with its source (its detail on three lines
+    # below the id, nothing cut).
+    assert svg.count("\u2068ev\u202e\u2069, \u2068ev2\u2069") == 1, svg
+    assert "\u2068ev\u202e\u2069 (\u2068injected:test-output\u2069)," in svg, svg
+    assert "\u2068ev2\u2069 (\u2068injected:test-output\u2069), from" in svg, svg
 
 
 def test_characters_xml_forbids_are_shown_as_escapes():
@@ -309,7 +312,7 @@ RICH_SHOWN = {
             "over budget: needs 30 · 1 available",
             "conflicts with a",
             "expired, from injected:test-output",
-            "conflicts with a, from injected:memory",
+            "conflicts with a (injected:test-output), from injected:memory",
         ],
     ),
     "zh": (
@@ -321,7 +324,7 @@ RICH_SHOWN = {
             "超预算：需要 30 · 可用 1",
             "与 a 冲突",
             "过期，来源 injected:test-output（2026-07-15）",
-            "与 a 冲突，来源 injected:memory",
+            "与 a（injected:test-output）冲突，来源 injected:memory",
         ],
     ),
 }
@@ -331,13 +334,16 @@ RICH_SHOWN = {
 def test_the_description_and_the_details_give_each_number_in_its_place(lang):
     """Each count of the one-sentence description, and the units of each detail, in its place:
     the demo's figure (1 excluded, 1 to refresh...) could not tell a swap. A refresh row for a
-    conflict names the summary's source, not the evidence's."""
+    conflict names both sides' sources, each in its place: the evidence's after its id, the
+    summary's own at the end."""
     root = parse(render_svg(build_context_packet(request(RICH, budget=6)), lang))
     sentence, details = RICH_SHOWN[lang]
     assert root[1].text == sentence
     texts = ["".join(element.itertext()).translate(ISOLATES) for element in root.iter(f"{SVG_NS}text")]
+    # A long detail goes on below its id, on lines that break where a space is.
+    shown = " ".join(texts)
     for detail in details:
-        assert detail in texts, (detail, texts)
+        assert detail in shown, (detail, texts)
 
 
 @pytest.mark.parametrize(

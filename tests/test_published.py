@@ -17,14 +17,13 @@ import http.client
 import os
 import re
 import shutil
-import socket
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
+from deploy import headers
 
 from tests import moved_project
+from tests.browser import serving
 from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -329,65 +328,48 @@ def test_the_book_writes_its_host_files(built_site):
     assert conf.startswith("# Generated from moved.yml")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_nginx_answers_301_for_a_moved_page(moved_site, tmp_path):
+    """Served as a host serves it: deploy/nginx.conf with the build's two includes. The 301 of a
+    moved page carries the production headers too (its location has no ``add_header`` of its
+    own, so it takes the server's), and so does a request nginx refuses outright."""
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if nginx is None:
         if os.environ.get("CI"):
             pytest.fail("nginx is required in CI (.ci/run installs it)")
         pytest.skip("nginx is not installed (apt-get install nginx)")
-    port = _free_port()
-    for folder in ("logs", "temp"):
-        (tmp_path / folder).mkdir()
-    conf = tmp_path / "nginx.conf"
-    conf.write_text(
-        f"""
-daemon off; master_process off; pid {tmp_path}/nginx.pid; error_log {tmp_path}/logs/error.log;
-events {{}}
-http {{
-  access_log off;
-  client_body_temp_path {tmp_path}/temp; proxy_temp_path {tmp_path}/temp; fastcgi_temp_path {tmp_path}/temp;
-  uwsgi_temp_path {tmp_path}/temp; scgi_temp_path {tmp_path}/temp;
-  server {{
-    listen 127.0.0.1:{port};
-    root {moved_site};
-    include {moved_site}/_deploy/nginx-redirects.conf;
-  }}
-}}
-""",
-        encoding="utf-8",
-    )
-    process = subprocess.Popen([nginx, "-p", str(tmp_path), "-c", str(conf)], stderr=subprocess.PIPE)
+    site = tmp_path / "site"
+    shutil.copytree(moved_site, site)
+    editions = [prefix for prefix in moved_project.EDITIONS.values() if prefix]
+    assert headers.write_all(site, "/", editions, compress=False) == []
+    policy = headers.written_policy(site)
+    server = serving.Nginx(site, nginx)
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None:
-                    assert process.stderr is not None, "nginx runs with stderr=PIPE"
-                    pytest.fail(f"nginx did not start: {process.stderr.read().decode()}")
-                time.sleep(0.05)
 
-        def get(path: str) -> tuple[int, str | None]:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        def get(path: str) -> tuple[int, str | None, dict[str, str]]:
+            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
             connection.request("GET", path)
             response = connection.getresponse()
             response.read()
             connection.close()
-            return response.status, response.getheader("Location")
+            return response.status, response.getheader("Location"), dict(response.getheaders())
 
-        assert get("/old/place/") == (301, f"http://127.0.0.1:{port}/new/place/")
-        assert get("/en/older/place/index.html?x=1") == (301, f"http://127.0.0.1:{port}/en/new/place/?x=1")
-        assert get("/en/new/place/")[0] == 200
+        sent = {
+            "Content-Security-Policy": policy,
+            **headers.SECURITY_HEADERS,
+            "Cache-Control": headers.REVALIDATE,
+        }
+        for path, status, location in [
+            ("/old/place/", 301, "/new/place/"),
+            ("/en/older/place/index.html?x=1", 301, "/en/new/place/?x=1"),
+            ("/en/new/place/", 200, None),
+            ("/%zz", 400, None),
+        ]:
+            got_status, got_location, got_headers = get(path)
+            assert (got_status, got_location) == (status, location), path
+            missing = {name: value for name, value in sent.items() if got_headers.get(name) != value}
+            assert not missing, f"{path} ({got_status}) lacks or changes {sorted(missing)}: {got_headers}"
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        server.close()
 
 
 @pytest.mark.parametrize(

@@ -304,9 +304,14 @@ def _draw_packet(result: Mapping[str, Any], lang: str, words: dict[str, str]) ->
             return words["refresh_expired"].format(
                 source=_isolate(str(item["source"])), captured=_isolate(str(item["capturedAt"]))
             )
-        return words["refresh_conflict"].format(
-            ids=isolated_list(item["conflictsWith"]), source=_isolate(str(item["sources"][item["id"]]))
+        # Both sides' sources, as the record carries them: each other party's after its id, the
+        # summary's own at the end.
+        sources = item["sources"]
+        parties = sep.join(
+            words["party"].format(id=_isolate(str(other)), source=_isolate(str(sources[other])))
+            for other in item["conflictsWith"]
         )
+        return words["refresh_conflict"].format(ids=parties, source=_isolate(str(sources[item["id"]])))
 
     section(words["refresh"], [(str(item["id"]), refresh_detail(item)) for item in refresh], mark("↻"))
     section(
