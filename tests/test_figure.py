@@ -324,7 +324,7 @@ RICH_SHOWN = {
             "超预算：需要 30 · 可用 1",
             "与 a 冲突",
             "过期，来源 injected:test-output（2026-07-15）",
-            "与 a（injected:test-output）冲突，来源 injected:memory",
+            "与 a（来源 injected:test-output）冲突，来源 injected:memory",
         ],
     ),
 }
@@ -577,7 +577,7 @@ def test_markdown_table_cells_read_as_the_ids_themselves():
     result = build_context_packet(request([candidate(ident) for ident in MARKDOWN_IDS]))
     table = render_table(result, "zh", "markdown")
     lines = table.splitlines()
-    assert lines[0] == "| id | 种类 | 决定 | 规则 | 剩余预算：前 → 后 |"
+    assert lines[0] == "| id | 类别 | 决定 | 规则 | 剩余预算：前 → 后 |"
     assert len(lines) == 2 + len(MARKDOWN_IDS)  # a line break never ends a row
     html = markdown.markdown(table, extensions=["tables"])
     cells = [row.find("td/code") for row in ET.fromstring(f"<div>{html}</div>").iter("tr")][1:]
