@@ -559,11 +559,14 @@ def test_a_number_too_small_to_read_is_refused_as_written():
     assert code == 2 and "got 0.0 (number)" in err
 
 
-def test_a_max_bytes_of_too_many_digits_is_named_briefly():
-    code, out, err = run(["build", "--max-bytes", "9" * 5000, "-"])
-    assert (code, out) == (64, "")
-    assert err.endswith("error: argument --max-bytes: has too many digits: '" + "9" * 37 + "...'\n")
-    assert len(err) < 400
+def test_a_max_bytes_of_any_number_of_digits_is_no_upper_bound():
+    """--max-bytes has no upper bound: a number past what Python converts (4,300 digits, or
+    what PYTHONINTMAXSTRDIGITS says) is as good as no limit, not a usage error."""
+    request = json.dumps(demo_request()).encode()
+    for limit in ("9" * 5000, "0" * 4999 + "9" * 300, str(2**64)):
+        code, out, err = run(["build", "--max-bytes", limit, "-"], stdin=request)
+        assert (code, err) == (0, ""), limit
+        assert json.loads(out) == build_context_packet(demo_request())
 
 
 def test_characters_that_reorder_or_break_a_line_are_printed_escaped():
@@ -782,6 +785,132 @@ def test_a_non_blocking_standard_input_is_waited_for():
     writer.join()
     assert (code, err.getvalue()) == (EXIT_CODES["ready"], "")
     assert json.loads(out.getvalue()) == build_context_packet(demo_request())
+
+
+@pytest.mark.parametrize("unbuffered", [True, False], ids=["PYTHONUNBUFFERED", "buffered"])
+def test_a_non_blocking_standard_output_gets_every_byte(tmp_path, unbuffered):
+    """A parent may set O_NONBLOCK on the pipe the command writes to. A full pipe is then not a
+    failure: the command waits until the reader takes more. (Python's own unbuffered stdout
+    dropped what did not fit, silently, and exited 0; its buffered one failed with 74.)"""
+    import time
+
+    request: Any = demo_request()
+    first = request["candidates"][0]
+    request["candidates"] = [dict(first, id=f"evidence-{n}") for n in range(1_000)]
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harnessbook", "build", str(path)],
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    os.close(write_end)
+    time.sleep(0.5)  # the pipe (64 KiB) fills long before anything is read
+    with open(read_end, "rb") as reader:
+        data = reader.read()
+    assert process.stderr is not None
+    err = process.stderr.read().decode()
+    assert (process.wait(), err) == (EXIT_CODES["ready"], "")
+    assert len(data) > 4 * 65536
+    assert json.loads(data) == build_context_packet(request)
+
+
+def test_the_own_output_writes_every_byte_to_a_descriptor_that_would_block():
+    """In process, for mutation testing (the test above runs the installed command): a write of
+    more than the pipe holds, on a non-blocking pipe read slowly, waits and loses nothing."""
+    import threading
+    import time
+
+    from harnessbook.cli import _Output
+
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    text = "上下文" * 100_000  # 900,000 bytes of UTF-8
+    received: list[bytes] = []
+
+    def read() -> None:
+        time.sleep(0.2)
+        with open(read_end, "rb") as reader:
+            received.append(reader.read())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        output = _Output(io.StringIO(), write_end)
+        output.write(text)
+        output.flush()
+    finally:
+        os.close(write_end)
+    reader.join()
+    assert received == [text.encode("utf-8")]
+
+
+def test_a_name_that_is_not_utf8_is_shown_by_its_bytes_and_a_lone_surrogate_as_itself():
+    from harnessbook.cli import _file_name
+
+    assert _file_name(os.fsdecode(b"\xff3.json")) == "\\xff3.json"
+    assert _file_name("\ud800.json") == "\\ud800.json"  # no byte stands for it: escaped as it is
+    assert _file_name("plain 文件.json") == "plain 文件.json"
+
+
+class _FailingStream(io.StringIO):
+    """A caller's stream whose every write fails with ``errno``."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__()
+        self.number = number
+
+    def write(self, text: str) -> int:
+        raise OSError(self.number, os.strerror(self.number))
+
+
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["--version"], ["build", "--help"], ["demo"], ["schema", "request"]]
+)
+def test_in_process_output_failures_are_reported_alike_for_every_command(argv):
+    """A caller's closed stream: 74 and one line (``--help`` raised a traceback); a reader that
+    left (broken pipe): the command's own code, silently; a full disk: 74 and one line
+    (``--help`` and ``--version`` said nothing)."""
+    import errno
+
+    closed, err = io.StringIO(), io.StringIO()
+    closed.close()
+    assert main(argv, stdout=closed, stderr=err) == EXIT_CODES["output_failed"]
+    assert (
+        err.getvalue().startswith("harnessbook: cannot write standard output: ")
+        and err.getvalue().count("\n") == 1
+    )
+    err = io.StringIO()
+    assert (main(argv, stdout=_FailingStream(errno.EPIPE), stderr=err), err.getvalue()) == (0, "")
+    err = io.StringIO()
+    assert main(argv, stdout=_FailingStream(errno.ENOSPC), stderr=err) == EXIT_CODES["output_failed"]
+    assert err.getvalue() == f"harnessbook: cannot write standard output: {os.strerror(errno.ENOSPC)}\n"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file names are bytes on POSIX only")
+def test_a_file_name_that_is_not_utf8_is_shown_as_its_bytes(tmp_path):
+    """Python reads the byte 0xff of a name as a lone surrogate: the message shows ``\\xff``, the
+    byte a reader can find the file by, not ``\\udcff``, which names no file."""
+    name = os.fsencode(tmp_path) + b"/\xff.json"
+    with open(name, "wb") as file:
+        file.write(b'{"a": 1, "a": 2}')
+    completed = subprocess.run(
+        [sys.executable, "-m", "harnessbook", "build", name],
+        capture_output=True,
+        env=dict(os.environ, LC_ALL="C.UTF-8"),
+    )
+    assert completed.returncode == EXIT_CODES["unreadable_input"]
+    assert (
+        completed.stderr.decode()
+        == f"harnessbook: {tmp_path}/\\xff.json repeats the key $.a: JSON readers"
+        + (" disagree on which value counts, so it is refused\n")
+    )
 
 
 def test_in_process_callers_get_a_line_not_a_traceback_for_what_argv_cannot_hold():

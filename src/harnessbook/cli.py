@@ -39,6 +39,7 @@ import argparse
 import codecs
 import contextlib
 import errno
+import io
 import itertools
 import json
 import math
@@ -124,22 +125,71 @@ class _OutputFailed(Exception):
 
 
 class _Output:
-    """Standard output, with every failure to write turned into `_OutputFailed`."""
+    """Standard output, with every failure to write turned into `_OutputFailed`.
 
-    def __init__(self, stream: TextIO) -> None:
+    With ``descriptor`` (the process's own standard output), the text is written to that file
+    descriptor as UTF-8, every byte of it: where a parent left it non-blocking, a write that
+    would block waits until the descriptor takes more. Python's own stream cannot be trusted
+    with that: unbuffered (``PYTHONUNBUFFERED``, ``python -u``) it drops whatever a full pipe
+    does not take, without a word; buffered, it fails with "would block".
+    """
+
+    def __init__(self, stream: TextIO, descriptor: int | None = None) -> None:
         self.stream = stream
+        self.descriptor = descriptor
 
     def write(self, text: str) -> None:
         try:
-            self.stream.write(text)
+            if self.descriptor is None:
+                self.stream.write(text)
+            else:
+                _write_all(self.descriptor, text.encode("utf-8"))
         except (OSError, ValueError) as error:  # ValueError: I/O operation on closed file
             raise _OutputFailed(error) from None
 
     def flush(self) -> None:
+        if self.descriptor is not None:
+            return  # written as it went
         try:
             self.stream.flush()
         except (OSError, ValueError) as error:
             raise _OutputFailed(error) from None
+
+
+def _own_descriptor(stream: TextIO) -> int | None:
+    """The file descriptor under the process's standard output, once what its stream holds is
+    flushed; None where it is not Python's own file stream (a ``sys.stdout`` replaced by a
+    caller or a test, written as it is)."""
+    if not isinstance(stream, io.TextIOWrapper):
+        return None
+    try:
+        stream.flush()
+        return stream.fileno()
+    except (OSError, ValueError):
+        return None
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``descriptor``, waiting whenever it would block."""
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(descriptor, view)
+        except BlockingIOError:
+            _wait_until_writable(descriptor)
+            continue
+        view = view[written:]
+
+
+def _wait_until_writable(descriptor: int) -> None:
+    """Wait until ``descriptor`` takes more (the system's selector); where it cannot watch the
+    descriptor (a pipe on Windows), a short sleep."""
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(descriptor, selectors.EVENT_WRITE)
+            selector.select()
+    except (OSError, ValueError):
+        time.sleep(0.01)
 
 
 def _dump(value: Any, out: _Output) -> None:
@@ -598,7 +648,11 @@ def _build(args: argparse.Namespace, stdin: TextIO | None, stderr: TextIO | None
 
 def _file_name(name: str) -> str:
     """A file name as a message shows it: on one line (control characters escaped), cut to a
-    fixed width, and quoted when it is empty or has spaces or quotes at its ends."""
+    fixed width, and quoted when it is empty or has spaces or quotes at its ends. Bytes of the
+    name that are not UTF-8 (which Python reads from the command line as lone surrogates) are
+    shown as the bytes they are (``\\xff``), so that the name can be found."""
+    with contextlib.suppress(UnicodeError):  # a lone surrogate no byte stands for: kept as it is
+        name = os.fsencode(name).decode("utf-8", "backslashreplace")
     shown = _cut(_printable(name), 120)
     return f'"{shown}"' if not shown or shown != shown.strip(" '\"") else shown
 
@@ -607,10 +661,12 @@ def _max_bytes(text: str) -> int:
     shown = _cut(text, 40)
     if not re.fullmatch("[0-9]+", text):  # int() also takes "5_000", " 5000 " and other scripts' digits
         raise argparse.ArgumentTypeError(f"not a whole number of bytes: {shown!r}")
-    try:
-        value = int(text)
-    except ValueError:  # more digits than Python converts
-        raise argparse.ArgumentTypeError(f"has too many digits: {shown!r}") from None
+    digits = text.lstrip("0") or "0"
+    # More bytes than any file or pipe holds is no limit at all: such a number is read as the
+    # largest size (and never converted whole, which Python refuses past 4,300 digits, a limit
+    # its own settings move).
+    value = int(digits) if len(digits) <= len(str(sys.maxsize)) else sys.maxsize
+    value = min(value, sys.maxsize)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
@@ -665,6 +721,16 @@ class _Parser(argparse.ArgumentParser):
     def print_help(self, file: SupportsWrite[str] | None = None) -> None:
         self._print_message(self.format_help())
 
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        # argparse words a wrong choice differently from one Python release to the next (the
+        # choices quoted or not): the command's own words, the same on every version, as for a
+        # schema name (see _schema_name).
+        if action.choices is not None and value not in action.choices:
+            choices = ", ".join(map(str, action.choices))
+            raise argparse.ArgumentError(
+                action, f"invalid choice: {_cut(_printable(repr(value)), 60)} (choose from {choices})"
+            )
+
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         # Only --help and --version come here (usage errors go through error and exit): their
         # text goes to standard output, and a failed write raises, for _main to report (74).
@@ -673,7 +739,10 @@ class _Parser(argparse.ArgumentParser):
             return
         if self.out is None:
             raise _ClosedOutput  # standard output closed
-        self.out.write(message)
+        try:
+            self.out.write(message)
+        except ValueError:  # an in-process caller's stream, closed: "I/O operation on closed file"
+            raise _ClosedOutput from None
 
 
 def _parser(stdout: TextIO | None = None, stderr: TextIO | None = None) -> argparse.ArgumentParser:
@@ -805,9 +874,11 @@ def _end_by_sigint() -> None:
     os.kill(os.getpid(), signal.SIGINT)
 
 
-def _failed_output(error: OSError, code: int, stderr: TextIO | None) -> int:
-    """Standard output could not be written: ``code`` if the reader left early, else 74."""
-    _quiet_stdout()
+def _failed_output(error: OSError, code: int, stderr: TextIO | None, own_stdout: bool = True) -> int:
+    """Standard output could not be written: ``code`` if the reader left early, else 74 (said
+    on standard error). The process's own standard output is silenced first (``own_stdout``)."""
+    if own_stdout:
+        _quiet_stdout()
     if error.errno == errno.EPIPE:
         return code  # the reader stopped early (`| head`): not a failure
     _say(stderr, f"harnessbook: cannot write standard output: {_reason(error)}")
@@ -837,7 +908,7 @@ def _main(
         _say(stderr, "harnessbook: cannot write standard output: it is closed")
         return EXIT_CODES["output_failed"]
     except OSError as error:  # --help or --version could not be written (a full disk)
-        return _failed_output(error, 0, stderr) if own_stdout else EXIT_CODES["output_failed"]
+        return _failed_output(error, 0, stderr, own_stdout)
     output: Any
     if args.command == "schema":
         code, output = EXIT_CODES["ready"], load_schema(args.name)
@@ -864,7 +935,9 @@ def _main(
     if stdout is None:
         _report(stderr, args, "output_failed", "cannot write standard output: it is closed")
         return EXIT_CODES["output_failed"]
-    out = _Output(stdout)
+    # The process's own standard output is written by its descriptor (see _Output); not on
+    # Windows, whose console and text streams translate line ends.
+    out = _Output(stdout, _own_descriptor(stdout) if own_stdout and os.name == "posix" else None)
     try:
         if args.command == "build" and args.format == "svg":
             # The figure the book's pages show (harnessbook.figure); the exit code is the same.

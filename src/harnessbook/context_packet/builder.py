@@ -113,8 +113,10 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
             all present. Never a concatenated string.
 
     Raises:
-        InvalidRequestError: If the request breaks the contract; ``problems`` lists every
-            problem with its JSON path.
+        InvalidRequestError: If the request breaks the contract; ``problems`` lists the
+            problems with their JSON paths (the first
+            [`MAX_PROBLEMS`][harnessbook.context_packet.errors.MAX_PROBLEMS], then one line
+            that counts the rest).
 
     Examples:
         >>> from harnessbook import build_context_packet, demo_request

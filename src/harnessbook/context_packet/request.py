@@ -101,7 +101,8 @@ class Candidate(TypedDict):
 
     reference: NotRequired[str]
     """Where the full item can be loaded on demand. An item over budget with a non-blank
-    reference becomes a pointer instead of being excluded. Never read by the builder."""
+    reference becomes a pointer instead of being excluded. The builder checks that it is not
+    blank and copies it; it never opens or loads what it names."""
 
     conflictsWith: NotRequired[str | list[str]]
     """History summaries only: the id (or ids) of candidates this summary contradicts.

@@ -110,7 +110,7 @@ class PointerItem(TypedDict):
     sizeUnits: int
     """The candidate's size."""
     reference: str
-    """Where to load the item from. The builder never reads it."""
+    """Where to load the item from, as the request gave it. The builder never opens or loads it."""
     conflictsWith: NotRequired[str | list[str]]
     """Copied when the candidate had one."""
     loadCondition: LoadCondition
