@@ -8,6 +8,7 @@ through the public interface (``main``, ``validate_request``, ``build_context_pa
 
 from __future__ import annotations
 
+import collections
 import errno
 import io
 import json
@@ -539,15 +540,31 @@ def test_a_json_value_nested_deeply_is_shown_down_to_21_levels():
     )
 
 
+class Nest:
+    """A caller's object whose ``__repr__`` shows the one inside it."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+
+    def __repr__(self) -> str:
+        return f"Nest({self.inner!r})"
+
+
 def test_a_value_nested_too_deeply_to_show_is_named_by_its_type():
-    """Mutant: the type named in ``<Python frozenset nested too deeply to show>`` changed. (A
-    tuple is shown item by item, like a list, and its nesting is cut the same way.)"""
+    """Mutant: the type named in ``<Python Nest nested too deeply to show>`` changed. (A tuple
+    or a frozenset is shown item by item, like a list, and its nesting is cut the same way.)"""
+    nest: object = None
+    for _ in range(100_000):
+        nest = Nest(nest)
+    assert budget_problem(nest) == (
+        "$.budgetUnits: must be an integer greater than 0, got <Python Nest nested too deeply to show> (Python Nest)"
+    )
     nested: frozenset = frozenset()
     for _ in range(100_000):
         nested = frozenset([nested])
     assert budget_problem(nested) == (
         "$.budgetUnits: must be an integer greater than 0, "
-        "got <Python frozenset nested too deeply to show> (Python frozenset)"
+        "got frozenset({frozenset({frozenset({frozenset({frozenset({fr... (Python frozenset)"
     )
     deep: tuple = ()
     for _ in range(100_000):
@@ -746,6 +763,10 @@ class Counted:
         pytest.param(lambda: [Counted()] * 10_000, 20, id="list"),
         pytest.param(lambda: {str(i): Counted() for i in range(10_000)}, 8, id="dict-values"),
         pytest.param(lambda: {Counted(): 1 for _ in range(10_000)}, 10, id="dict-keys"),
+        # Not JSON: shown once for the plain copy's placeholder and once in the problem.
+        pytest.param(lambda: {Counted() for _ in range(10_000)}, 40, id="set"),
+        pytest.param(lambda: frozenset(Counted() for _ in range(10_000)), 40, id="frozenset"),
+        pytest.param(lambda: collections.deque([Counted()] * 10_000), 40, id="deque"),
     ],
 )
 def test_a_long_container_runs_the_callers_repr_only_for_what_is_shown(make, calls):
@@ -756,6 +777,23 @@ def test_a_long_container_runs_the_callers_repr_only_for_what_is_shown(make, cal
     Counted.calls = 0
     shown_budget(value)
     assert Counted.calls == calls
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (set(), "set() (Python set)"),
+        ({1}, "{1} (Python set)"),
+        (frozenset(), "frozenset() (Python frozenset)"),
+        (frozenset({"a"}), 'frozenset({"a"}) (Python frozenset)'),
+        (collections.deque(), "deque([]) (Python deque)"),
+        (collections.deque([1, "a"]), 'deque([1, "a"]) (Python deque)'),
+    ],
+)
+def test_sets_and_deques_are_shown_as_python_writes_them(value, shown):
+    """Mutants: the brackets and names of the bounded rendering of ``set``, ``frozenset`` and
+    ``deque`` (their repr renders every item first, however many there are)."""
+    assert shown_budget(value) == shown
 
 
 def test_a_value_that_changes_while_shown_falls_back_to_repr():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -220,18 +221,18 @@ def _render(value: object, budget: int, depth: int = 0) -> str:
     if depth > 20:
         return "..."
     if kind is list or kind is tuple:  # a tuple is not JSON, but its repr is not bounded
-        parts: list[str] = []
-        used = 1
-        for item in value:  # type: ignore[attr-defined]
-            if used > budget:
-                parts.append("...")
-                break
-            part = _render(item, budget - used, depth + 1)
-            parts.append(part)
-            used += len(part) + 2
+        parts = _render_items(value, budget, depth)  # type: ignore[arg-type]
         if kind is tuple and len(parts) == 1 and parts[0] != "...":
             return f"({parts[0]},)"  # as Python writes a one-item tuple
         return ("[" if kind is list else "(") + ", ".join(parts) + ("]" if kind is list else ")")
+    if kind is set or kind is frozenset or kind is deque:
+        # Not JSON either, and their repr renders every item first: shown as Python writes
+        # them, as far as the budget goes. Iterating these built-in types runs no caller code.
+        parts = _render_items(value, budget, depth)  # type: ignore[arg-type]
+        if kind is deque:
+            return "deque([" + ", ".join(parts) + "])"
+        inner = "{" + ", ".join(parts) + "}" if parts else ""
+        return inner if kind is set and parts else f"{kind.__name__}({inner})"
     if kind is dict:
         parts = []
         used = 1
@@ -245,6 +246,20 @@ def _render(value: object, budget: int, depth: int = 0) -> str:
             used += len(part) + 2
         return "{" + ", ".join(parts) + "}"
     return _repr(value)
+
+
+def _render_items(items: Iterable[object], budget: int, depth: int) -> list[str]:
+    """The items of a container, each rendered, until ``budget`` is used up (then ``...``)."""
+    parts: list[str] = []
+    used = 1
+    for item in items:
+        if used > budget:
+            parts.append("...")
+            break
+        part = _render(item, budget - used, depth + 1)
+        parts.append(part)
+        used += len(part) + 2
+    return parts
 
 
 def _shown(value: object) -> str:

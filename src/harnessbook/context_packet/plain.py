@@ -80,8 +80,8 @@ def _plain(value: object, levels: int) -> object:
             return [_plain(item, levels - 1) for item in list.__iter__(cast(list[object], value))]
         if kind is list:
             return value
-    # Shown as a problem shows a value: a tuple item by item, only as far as is shown (its repr
-    # would encode every item first).
+    # Shown as a problem shows a value: a tuple, set, frozenset or deque item by item, only as
+    # far as is shown (its repr would render every item first).
     return _Foreign(_shown(value), _type_name(value))
 
 
