@@ -14,7 +14,8 @@ standard library there.
 One interpreter of each version is taken: those named in ``HARNESSBOOK_PYTHONS`` (paths,
 separated as ``PATH`` is) first, each of which must run a supported version; then pyenv's
 versions, then ``python3.N`` on ``PATH``. A machine with no other version skips the comparison
-and says why (the Pages workflow's Debian 12 container has only 3.11).
+and says why. ``.ci/run`` names uv's downloads of 3.12, 3.13 and 3.14 where it can fetch
+them (GitHub's runners, for the Pages workflow).
 """
 
 from __future__ import annotations
