@@ -39,6 +39,7 @@ import argparse
 import codecs
 import contextlib
 import errno
+import functools
 import io
 import itertools
 import json
@@ -176,17 +177,19 @@ def _write_all(descriptor: int, data: bytes) -> None:
         try:
             written = os.write(descriptor, view)
         except BlockingIOError:
-            _wait_until_writable(descriptor)
+            _wait_for(descriptor, selectors.EVENT_WRITE)
             continue
         view = view[written:]
 
 
-def _wait_until_writable(descriptor: int) -> None:
-    """Wait until ``descriptor`` takes more (the system's selector); where it cannot watch the
-    descriptor (a pipe on Windows), a short sleep."""
+def _wait_for(descriptor: int, event: int) -> None:
+    """Wait until ``descriptor`` can be read (``selectors.EVENT_READ``) or written
+    (``EVENT_WRITE``) again: the system's own selector (epoll here, with no limit on the
+    descriptor's number); where it cannot watch the descriptor (a pipe on Windows), a short
+    sleep."""
     try:
         with selectors.DefaultSelector() as selector:
-            selector.register(descriptor, selectors.EVENT_WRITE)
+            selector.register(descriptor, event)
             selector.select()
     except (OSError, ValueError):
         time.sleep(0.01)
@@ -561,24 +564,13 @@ def _utf8(text: str) -> bytes:
 
 
 def _waiter(stream: Any) -> Callable[[], object] | None:
-    """A call that waits until ``stream`` can be read again, or None where it cannot wait (no
-    file descriptor: it never reads as non-blocking). The system's own selector (epoll here,
-    with no limit on the descriptor's number); where it cannot watch the descriptor (a pipe on
-    Windows), a short sleep."""
+    """A call that waits until ``stream`` can be read again (:func:`_wait_for`), or None where
+    it cannot wait (no file descriptor: it never reads as non-blocking)."""
     try:
         descriptor = stream.fileno()
     except (AttributeError, OSError, ValueError):
         return None
-
-    def wait() -> None:
-        try:
-            with selectors.DefaultSelector() as selector:
-                selector.register(descriptor, selectors.EVENT_READ)
-                selector.select()
-        except (OSError, ValueError):
-            time.sleep(0.01)
-
-    return wait
+    return functools.partial(_wait_for, descriptor, selectors.EVENT_READ)
 
 
 def _reason(error: BaseException) -> str:
