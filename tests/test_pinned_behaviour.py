@@ -1404,3 +1404,49 @@ def test_unknown_keys_beyond_the_kept_problems_are_counted_one_each():
         validate_request(request)
     assert raised.value.total == 150
     assert len(raised.value.problems) == 101 and raised.value.problems[-1] == "… and 50 more problems"
+
+
+class OwnHash(str):
+    """A ``str`` subclass that hashes as its own: in a dict it is another key than the string it
+    equals, though a plain copy reads it as that string."""
+
+    def __hash__(self) -> int:
+        return 7
+
+
+@pytest.mark.parametrize(
+    ("place", "path"),
+    [
+        ("request", "$.budgetUnits"),
+        ("taskAnchor", "$.taskAnchor.goal"),
+        ("candidate", "$.candidates[0].sizeUnits"),
+    ],
+)
+@pytest.mark.parametrize("first", [True, False], ids=["subclass-first", "subclass-last"])
+def test_a_key_that_reads_as_another_key_of_its_object_is_refused(place, path, first):
+    """Two keys that the plain copy reads as the same string: one value would silently win
+    (the copy kept the last; at the top, the request was not copied and the subclass's value
+    was ignored). Mutants: the repetition test of the copy, the check's wording, the top-level
+    key types in the plainness test."""
+    request: Any = demo_request()
+    target = {"request": request, "taskAnchor": request["taskAnchor"], "candidate": request["candidates"][0]}[
+        place
+    ]
+    key = path.rsplit(".", 1)[1]
+    value = target.pop(key)
+    pairs = [(OwnHash(key), value), (key, value)]  # the same value: the repetition alone is wrong
+    for name, item in pairs if first else reversed(pairs):
+        target[name] = item
+    with pytest.raises(InvalidRequestError) as caught:
+        build_context_packet(request)
+    assert caught.value.problems == (
+        f"{path}: repeated key: two keys of this object read as the same string, and only one value can count",
+    )
+
+
+def test_a_lone_str_subclass_key_is_read_as_its_string():
+    """Without a repetition, a ``str`` subclass key is the contract's key (as a ``str`` subclass
+    value is its string)."""
+    request: Any = demo_request()
+    request[OwnHash("budgetUnits")] = request.pop("budgetUnits")
+    assert build_context_packet(request) == build_context_packet(demo_request())

@@ -11,6 +11,7 @@ from harnessbook.context_packet.errors import (
     _child,
     _got,
     _Problems,
+    _RepeatedKey,
     _repr,
     _shown,
 )
@@ -37,6 +38,11 @@ def _check_unknown_keys(
             continue
         if problems.full:
             problems.count()
+        elif type(key) is _RepeatedKey:
+            problems.append(
+                f"{_child(path, key.name)}: repeated key: two keys of this object read as the same string,"
+                " and only one value can count"
+            )
         elif isinstance(key, str):
             close = (
                 difflib.get_close_matches(key, allowed, n=1, cutoff=0.6) if len(key) <= _SUGGEST_WIDTH else []

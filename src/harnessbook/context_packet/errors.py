@@ -171,6 +171,17 @@ class _Foreign:
         return self.text
 
 
+class _RepeatedKey:
+    """Stands in, in a plain copy of an object, for a key that reads as the same string as
+    another key of that object (a ``str`` subclass that hashes and compares as its own): the
+    copy cannot hold both, and neither value may silently win."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
 def _type_name(value: object) -> str:
     kind = type(value)
     if kind is _Foreign:

@@ -9,6 +9,7 @@ from typing import cast
 
 from harnessbook.context_packet.errors import (
     _Foreign,
+    _RepeatedKey,
     _repr,
     _shown,
     _type_name,
@@ -69,10 +70,10 @@ def _plain(value: object, levels: int) -> object:
         return float.__float__(cast(float, value))
     if issubclass(kind, dict):
         if levels > 0:
-            return {
-                _plain_key(key): _plain(item, levels - 1)
-                for key, item in dict.items(cast(dict[object, object], value))
-            }
+            copy: dict[object, object] = {}
+            for key, item in dict.items(cast(dict[object, object], value)):
+                copy[_copy_key(copy, key)] = _plain(item, levels - 1)
+            return copy
         if kind is dict:
             return value
     if issubclass(kind, list):
@@ -91,7 +92,7 @@ def _plain_request(request: object) -> object:
         return _plain(request, 0)
     copy: dict[object, object] = {}
     for key, value in dict.items(cast(dict[object, object], request)):
-        name = _plain_key(key)
+        name = _copy_key(copy, key)
         if name == "taskAnchor":
             copy[name] = _plain(value, 1)
         elif name == "candidates" and issubclass(type(value), list):
@@ -108,9 +109,17 @@ def _plain_candidate(candidate: object) -> object:
         return _plain(candidate, 0)
     copy: dict[object, object] = {}
     for key, value in dict.items(cast(dict[object, object], candidate)):
-        name = _plain_key(key)
+        name = _copy_key(copy, key)
         copy[name] = _plain(value, 1 if name == "conflictsWith" else 0)
     return copy
+
+
+def _copy_key(copy: dict[object, object], key: object) -> object:
+    """``key`` in the plain copy being made: `_plain_key`, or a `_RepeatedKey` when ``copy``
+    already holds a key that reads as the same string (a ``str`` subclass with a hash of its
+    own is another key of the original dict, but the same one of the copy)."""
+    name = _plain_key(key)
+    return _RepeatedKey(name) if name in copy else name  # type: ignore[arg-type]
 
 
 def _plain_key(key: object) -> object:

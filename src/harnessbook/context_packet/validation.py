@@ -207,7 +207,8 @@ def _walk(request: object) -> tuple[_Problems, bool]:
     if not isinstance(request, dict):
         problems.append(f"$: a request must be an object, {_got(request)}")
         return problems, _is_plain(request, 0)
-    plain = type(request) is dict
+    # Its keys too: a str subclass reads as one of the contract's keys, and may stand beside it.
+    plain = type(request) is dict and all(type(key) is str for key in request)
     _check_unknown_keys(request, REQUEST_KEYS, "$", problems)
 
     if "taskAnchor" not in request:
