@@ -863,8 +863,9 @@ def test_a_size_over_2_53_shows_the_value():
     """Mutant: the value passed to ``_got`` replaced by ``None``."""
     request = request_with(candidate("failure-output", sizeUnits=2**53))
     assert problems_of(request) == [
-        "$.candidates[0].sizeUnits: must be at most 9007199254740991 (2^53 - 1, the largest integer "
-        "that JSON readers using doubles (JavaScript among them) hold exactly), got 9007199254740992 (integer)"
+        "$.candidates[0].sizeUnits: must be at most 9007199254740991 (2^53 - 1: JSON readers using doubles, "
+        "JavaScript among them, hold every integer up to it exactly, and not every one above it), "
+        "got 9007199254740992 (integer)"
     ]
 
 

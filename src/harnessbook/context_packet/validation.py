@@ -46,8 +46,9 @@ from harnessbook.context_packet.timestamps import _timestamp_problem, _valid_tim
 __all__ = ["validate_request", "MAX_UNITS"]
 
 MAX_UNITS = 2**53 - 1
-"""The largest ``budgetUnits`` or ``sizeUnits``: 9007199254740991, the largest integer that
-every JSON consumer (a JavaScript number, a double) holds exactly."""
+"""The largest ``budgetUnits`` or ``sizeUnits``: 9007199254740991, JavaScript's
+``Number.MAX_SAFE_INTEGER``. A JSON reader that holds numbers as doubles holds every integer up
+to it exactly, and not every one above it (2^53 + 1 reads as 2^53)."""
 
 _CANDIDATE_KEY_SET = frozenset(CANDIDATE_KEYS)
 _KIND_SET = frozenset(KINDS)
@@ -93,8 +94,8 @@ def _check_candidate(candidate: object, path: str, problems: _Problems) -> None:
 
 def _too_large(value: int) -> str:
     return (
-        f"must be at most {MAX_UNITS} (2^53 - 1, the largest integer that JSON readers using "
-        f"doubles (JavaScript among them) hold exactly), {_got(value)}"
+        f"must be at most {MAX_UNITS} (2^53 - 1: JSON readers using doubles, JavaScript among "
+        f"them, hold every integer up to it exactly, and not every one above it), {_got(value)}"
     )
 
 
