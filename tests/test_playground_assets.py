@@ -468,3 +468,43 @@ def test_the_worker_refuses_the_nesting_the_command_line_refuses(tmp_path):
     assert [depth > MAX_DEPTH for depth in depths] == [
         False, False, False, True, True, True, False, False, False, True, False, False, True, True
     ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- the worker's Python
+
+
+def worker_runner() -> dict[str, object]:
+    """The namespace of the Python that worker.mjs runs in Pyodide (its RUNNER), run here in
+    CPython: a JavaScript template literal, whose ``\\\\`` is one backslash in Python."""
+    text = (PLAYGROUND / "worker.mjs").read_text(encoding="utf-8")
+    source = text.split("const RUNNER = `", 1)[1].split("\n`;", 1)[0]
+    assert "${" not in source and "\\`" not in source, (
+        "RUNNER uses template features this reader does not undo"
+    )
+    namespace: dict[str, object] = {}
+    exec(compile(source.replace("\\\\", "\\"), "worker.mjs RUNNER", "exec"), namespace)
+    return namespace
+
+
+def test_the_worker_keeps_the_result_when_a_renderer_fails():
+    """A figure or table renderer that raises loses the figure, not the result: the outcome is
+    still the result (the page says the figure is missing), and the runtime is not restarted."""
+    from harnessbook import build_context_packet, demo_request
+
+    namespace = worker_runner()
+    run = namespace["_harnessbook_playground_run"]
+    assert callable(run)
+    text = json.dumps(demo_request())
+    shown = json.dumps(build_context_packet(demo_request()), ensure_ascii=False, indent=2)
+    outcome = json.loads(run(text, "en"))
+    assert (outcome["kind"], outcome["text"]) == ("result", shown)
+    assert outcome["svg"].startswith("<svg") and outcome["table"].startswith("<")
+
+    def broken(*args: object) -> str:
+        raise ValueError("a renderer bug")
+
+    for name in ("render_svg", "render_table"):
+        namespace[name] = broken
+        outcome = json.loads(run(text, "zh"))
+        assert (outcome["kind"], outcome["text"]) == ("result", shown), name
+        assert outcome["svg" if name == "render_svg" else "table"] is None, name

@@ -103,6 +103,9 @@ READ_PANEL = """panel => {
   if (moreChars) shown.moreChars = moreChars.textContent;
   const title = output.querySelector('.hb-playground__error-title');
   if (title) shown.title = title.textContent;
+  shown.figureRefused = output.querySelector('[data-playground-figure-refused]') !== null;
+  shown.figures = output.querySelectorAll('[data-playground-figure] svg.hbf').length;
+  shown.tables = output.querySelectorAll('[data-playground-table] table').length;
   shown.elements = Array.from(output.querySelectorAll('*')).map(e => e.tagName.toLowerCase());
   return shown;
 }"""
@@ -173,6 +176,14 @@ def assert_same_as_cpython(shown: dict, text: str, where: str) -> None:
             f'  "state": {json.dumps(expected["state"])},',
             f'  "phase": {json.dumps(expected["phase"])},',
         ], f"{where}: state and phase are not the highlighted lines"
+        # The figure and the decision table are drawn beside every result (the renderer's
+        # output passed the page's allow-list).
+        assert not shown["figureRefused"], f"{where}: the figure and the decision table were refused"
+        # A table when there is evidence (with none, a sentence says so).
+        tables = 1 if json.loads(expected["text"])["evidence"] else 0
+        assert (shown["figures"], shown["tables"]) == (1, tables), (
+            f"{where}: figures and tables shown: {shown}"
+        )
     elif expected["kind"] == "invalid-request":
         assert shown["problems"] == expected["problems"], f"{where}: the problems differ from CPython's"
     elif expected["kind"] == "unreadable":

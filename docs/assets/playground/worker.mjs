@@ -64,6 +64,14 @@ def _harnessbook_playground_run(text, lang):
             # As the command line prints it: a bidi override in an id cannot reorder its line.
             text = _escape_in_output("\\n".join(lines))
             more_chars = max(0, len(text) - RESULT_CHARS)
+            def drawn(render, value):
+                # A renderer that fails must not take the result with it: the page says the
+                # figure is missing (a bug) and shows the result below.
+                try:
+                    return render(value, lang)
+                except Exception:
+                    return None
+
             outcome = {
                 "kind": "result",
                 "state": result["state"],
@@ -72,9 +80,9 @@ def _harnessbook_playground_run(text, lang):
                 "moreLines": more,
                 "moreChars": more_chars,
                 # The same figure and decision table as on the book's pages (hooks/figures.py).
-                "svg": render_svg(result, lang),
+                "svg": drawn(render_svg, result),
                 # The table is drawn on the page's main thread: its first TABLE_ROWS rows only.
-                "table": render_table(dict(result, evidence=[_cut_id(e) for e in result["evidence"][:TABLE_ROWS]]), lang),
+                "table": drawn(render_table, dict(result, evidence=[_cut_id(e) for e in result["evidence"][:TABLE_ROWS]])),
                 "moreRows": max(0, len(result["evidence"]) - TABLE_ROWS),
                 "tableRows": TABLE_ROWS,
             }
