@@ -45,6 +45,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils.meta import get_data
 
 from harnessbook import InvalidRequestError, build_context_packet
+from harnessbook.cli import _parse_text, _Unreadable
 from harnessbook.context_packet import ContextPacketResult
 from harnessbook.figure import render_problems, render_rules_flow, render_svg, render_table
 
@@ -142,10 +143,13 @@ def _line(fence: Fence, first_line: int = 1) -> int:
 def check_and_draw(request_fence: Fence, answer: Fence, lang: Lang, where: str, first_line: int = 1) -> str:
     """Run the builder on the request; the HTML of the figure, or PluginError if the page is wrong."""
     at = f"{where}, line {_line(request_fence, first_line)}"
+    # Read as strictly as `harnessbook build` reads a file (docs/conftest.py does the same): no
+    # repeated key, no NaN, the same limits. What `mkdocs build` alone publishes is checked as
+    # `pytest docs` checks it.
     try:
-        request = json.loads(request_fence.body)
-    except json.JSONDecodeError as error:
-        raise PluginError(f"{at}: request.json is not JSON: {error}") from None
+        request = _parse_text(request_fence.body)
+    except _Unreadable as error:
+        raise PluginError(f"{at}: request.json {error.args[0]}") from None
     try:
         result = build_context_packet(request)
     except InvalidRequestError as error:
@@ -164,17 +168,13 @@ def check_and_draw(request_fence: Fence, answer: Fence, lang: Lang, where: str, 
         raise PluginError(
             f"{at}: the builder accepted the request, but the page shows an InvalidRequestError"
         )
-    try:
-        expected = json.loads(answer.body)
-    except json.JSONDecodeError as error:
-        raise PluginError(
-            f"{where}, line {_line(answer, first_line)}: result.json is not JSON: {error}"
-        ) from None
-    if result != expected:
-        actual = json.dumps(result, ensure_ascii=False, indent=2)
+    # The text itself, as the command line prints it: equal values are not enough (8 == 8.0 ==
+    # true in Python), nor is another key order.
+    actual = json.dumps(result, ensure_ascii=False, indent=2)
+    if answer.body.rstrip("\n") != actual:
         raise PluginError(
             f"{at}: the page's result.json differs from what build_context_packet returns for its "
-            f"request.json. The builder returns:\n{actual}"
+            f"request.json (as `harnessbook build` prints it). The builder returns:\n{actual}"
         )
     return _packet_html(result, lang)
 

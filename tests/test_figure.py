@@ -929,6 +929,39 @@ def test_a_wrong_result_stops_the_build():
         hook.rewrite(pair_page(json.dumps(result, indent=2)), "zh", "page.md")
 
 
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (lambda text: text.replace('"remainingBefore": 8', '"remainingBefore": 8.0', 1), "8.0 equals 8"),
+        (
+            lambda text: text.replace(
+                '"state": "ready",\n  "phase": "assembled"', '"phase": "assembled",\n  "state": "ready"'
+            ),
+            "key order",
+        ),
+        (lambda text: text.replace("\n", "\n ", 3), "layout"),
+    ],
+    ids=["a float for an integer", "keys reordered", "another layout"],
+)
+def test_a_result_equal_in_value_but_not_as_printed_stops_the_build(change, why):
+    """The page's result.json is the text the command line prints: a value that Python finds
+    equal (8.0 == 8), another key order or layout is not that text (``pytest docs`` says the
+    same; ``mkdocs build`` alone must not publish it)."""
+    printed = json.dumps(build_context_packet(demo_request()), ensure_ascii=False, indent=2)
+    changed = change(printed)
+    assert changed != printed and json.loads(changed) == json.loads(printed), why
+    with pytest.raises(PluginError, match=r"page.md, line 3: the page's result.json differs"):
+        hook.rewrite(pair_page(changed), "zh", "page.md")
+
+
+def test_a_request_the_command_line_cannot_read_stops_the_build():
+    """Read as `harnessbook build` reads it: a repeated key is refused, not taken as the last."""
+    text = json.dumps(demo_request()).replace('"budgetUnits": 8', '"budgetUnits": 8, "budgetUnits": 8', 1)
+    page = "\n".join([fenced("request.json", text), "", fenced("result.json", "{}")])
+    with pytest.raises(PluginError, match=r"page.md, line 1: request.json repeats the key \$.budgetUnits"):
+        hook.rewrite(page, "zh", "page.md")
+
+
 def test_a_build_error_names_the_line_of_the_page_front_matter_included():
     """MkDocs takes the front matter off before the hook reads the page: the line an error
     names counts it again (it was off by the front matter's lines)."""
