@@ -15,12 +15,20 @@ indexes it (``on_page_context``) and search snippets show no stray space either;
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from harnessbook.typography import join_cjk_lines_html
+
+def _typography() -> Any:
+    """harnessbook.typography as it is loaded now, looked up at each use: `mkdocs serve` reloads
+    the package when its source changes (hooks/playground.py's ``forget_package``)."""
+    return importlib.import_module("harnessbook.typography")
 
 
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    return join_cjk_lines_html(html)
+    joined: str = _typography().join_cjk_lines_html(html)
+    return joined

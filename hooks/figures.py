@@ -32,11 +32,12 @@ in the search results.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -44,10 +45,16 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils.meta import get_data
 
-from harnessbook import InvalidRequestError, build_context_packet
-from harnessbook.cli import _parse_text, _Unreadable
-from harnessbook.context_packet import ContextPacketResult
-from harnessbook.figure import render_problems, render_rules_flow, render_svg, render_table
+if TYPE_CHECKING:
+    from harnessbook.context_packet import ContextPacketResult
+
+
+def _package(name: str = "harnessbook") -> Any:
+    """The package's module ``name`` as it is loaded now, looked up at each use rather than bound
+    at import: `mkdocs serve` reloads the package when its source changes (hooks/playground.py's
+    ``forget_package``), and a name bound at import would keep the code the server started with."""
+    return importlib.import_module(name)
+
 
 Lang = Literal["zh", "en"]
 """The editions: the languages the figures are drawn in."""
@@ -68,7 +75,7 @@ def _rules_flow(argument: str | None, lang: Lang, where: str) -> str:
         raise PluginError(f"{where}: the rules-flow figure takes no argument, got {argument!r}")
     return (
         f'<figure class="hb-figure hb-figure--flow" data-hb-figure="rules-flow" {_NOT_SEARCHED}>\n'
-        f"{render_rules_flow(lang)}</figure>"
+        f"{_package('harnessbook.figure').render_rules_flow(lang)}</figure>"
     )
 
 
@@ -78,9 +85,10 @@ def _packet(argument: str | None, lang: Lang, where: str) -> str:
         raise PluginError(
             f"{where}: the packet figure needs a request file in docs/examples, got {argument!r}"
         )
+    builder = _package()
     try:
-        result = build_context_packet(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, InvalidRequestError) as error:
+        result = builder.build_context_packet(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, builder.InvalidRequestError) as error:
         raise PluginError(f"{where}: docs/examples/{argument} does not build: {error}") from None
     return _packet_html(result, lang)
 
@@ -146,13 +154,14 @@ def check_and_draw(request_fence: Fence, answer: Fence, lang: Lang, where: str, 
     # Read as strictly as `harnessbook build` reads a file (docs/conftest.py does the same): no
     # repeated key, no NaN, the same limits. What `mkdocs build` alone publishes is checked as
     # `pytest docs` checks it.
+    builder, cli = _package(), _package("harnessbook.cli")
     try:
-        request = _parse_text(request_fence.body)
-    except _Unreadable as error:
+        request = cli._parse_text(request_fence.body)
+    except cli._Unreadable as error:
         raise PluginError(f"{at}: request.json {error.args[0]}") from None
     try:
-        result = build_context_packet(request)
-    except InvalidRequestError as error:
+        result = builder.build_context_packet(request)
+    except builder.InvalidRequestError as error:
         if answer.title != "InvalidRequestError":
             raise PluginError(
                 f"{at}: the builder refused the request, but the page shows a result:\n{error}"
@@ -163,7 +172,7 @@ def check_and_draw(request_fence: Fence, answer: Fence, lang: Lang, where: str, 
                 f"{at}: the page's InvalidRequestError differs from the builder's problems.\n"
                 "shown:\n  " + "\n  ".join(shown) + "\nbuilder:\n  " + "\n  ".join(error.problems)
             ) from None
-        return f'<div data-hb-problems="">\n{render_problems(error.problems, lang, error.total)}\n</div>'
+        return f'<div data-hb-problems="">\n{_package("harnessbook.figure").render_problems(error.problems, lang, error.total)}\n</div>'
     if answer.title != "result.json":
         raise PluginError(
             f"{at}: the builder accepted the request, but the page shows an InvalidRequestError"
@@ -180,9 +189,10 @@ def check_and_draw(request_fence: Fence, answer: Fence, lang: Lang, where: str, 
 
 
 def _packet_html(result: ContextPacketResult, lang: Lang) -> str:
+    figure = _package("harnessbook.figure")
     return (
-        f'<figure class="hb-figure" data-hb-figure="packet" {_NOT_SEARCHED}>\n{render_svg(result, lang)}</figure>\n'
-        f'<div class="hb-decisions" {_NOT_SEARCHED}>\n{render_table(result, lang)}\n</div>'
+        f'<figure class="hb-figure" data-hb-figure="packet" {_NOT_SEARCHED}>\n{figure.render_svg(result, lang)}</figure>\n'
+        f'<div class="hb-decisions" {_NOT_SEARCHED}>\n{figure.render_table(result, lang)}\n</div>'
     )
 
 

@@ -13,11 +13,19 @@
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from harnessbook.typography import _UNMARKED, _pieces, mark_cjk_runs_html
+
+def _typography() -> Any:
+    """harnessbook.typography as it is loaded now, looked up at each use: `mkdocs serve` reloads
+    the package when its source changes (hooks/playground.py's ``forget_package``)."""
+    return importlib.import_module("harnessbook.typography")
+
 
 DOCSTRING = '<div class="doc doc-contents'
 """How mkdocstrings' Python handler opens a block of docstring text."""
@@ -31,7 +39,8 @@ def mark_docstrings_english(html: str) -> str:
     parts: list[str] = []
     open_divs: list[bool] = []  # for each open div: whether it starts a docstring block
     inside = 0
-    for piece, name, depth in _pieces(html, _UNMARKED):
+    typography = _typography()
+    for piece, name, depth in typography._pieces(html, typography._UNMARKED):
         if name == "div":
             if piece.startswith("</"):
                 if open_divs and open_divs.pop():
@@ -43,7 +52,7 @@ def mark_docstrings_english(html: str) -> str:
                     inside += 1
                     piece = piece[:-1] + ' lang="en">'
         elif name is None and inside and not depth:
-            piece = mark_cjk_runs_html(piece)
+            piece = typography.mark_cjk_runs_html(piece)
         parts.append(piece)
     return "".join(parts)
 
@@ -55,4 +64,5 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
     )
     if (language or config.theme["language"]) == "zh":
         return mark_docstrings_english(html)
-    return mark_cjk_runs_html(html)
+    marked: str = _typography().mark_cjk_runs_html(html)
+    return marked

@@ -29,6 +29,7 @@ import _imp
 import hashlib
 import io
 import json
+import sys
 import tempfile
 import zipfile
 from collections.abc import Callable
@@ -204,7 +205,27 @@ def vendor_problems() -> list[str]:
 # --------------------------------------------------------------------------- MkDocs events
 
 
+_serving: list[bool] = [False]
+"""Whether this process is `mkdocs serve` (set by :func:`on_startup`)."""
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    _serving[0] = command == "serve"
+
+
+def forget_package() -> None:
+    """Drop the loaded ``harnessbook`` modules, so that the next import reads the source as it is
+    now. `mkdocs serve` rebuilds when the package's source changes (:func:`on_serve`), and the
+    hooks that run it (figures.py, the two typography hooks) import it when they use it: a
+    rebuild then checks and draws the pages with the new code, the code the repacked playground
+    runs, not with the code the server started with."""
+    for name in [name for name in sys.modules if name == "harnessbook" or name.startswith("harnessbook.")]:
+        del sys.modules[name]
+
+
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    if _serving[0]:
+        forget_package()
     problems = vendor_problems()
     if problems:
         raise PluginError(

@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -508,3 +509,43 @@ def test_the_worker_keeps_the_result_when_a_renderer_fails():
         outcome = json.loads(run(text, "zh"))
         assert (outcome["kind"], outcome["text"]) == ("result", shown), name
         assert outcome["svg" if name == "render_svg" else "table"] is None, name
+
+
+# --------------------------------------------------------------------------- mkdocs serve
+
+
+def _harnessbook_modules() -> dict[str, object]:
+    return {name: module for name, module in sys.modules.items() if name.split(".")[0] == "harnessbook"}
+
+
+def test_serve_forgets_the_package_before_each_build_and_build_does_not(monkeypatch):
+    hook = load_module("playground_hook_serve", ROOT / "hooks" / "playground.py")
+    forgotten: list[bool] = []
+    monkeypatch.setattr(hook, "forget_package", lambda: forgotten.append(True))
+    monkeypatch.setattr(hook, "vendor_problems", list)
+    config = object()
+    hook.on_startup("build", dirty=False)
+    assert hook.on_config(config) is config and forgotten == []
+    hook.on_startup("serve", dirty=False)
+    hook.on_config(config)
+    hook.on_config(config)  # a rebuild
+    assert forgotten == [True, True]
+
+
+def test_after_forgetting_the_hooks_run_the_package_as_its_source_is_now():
+    """The figure and typography hooks look the package up at each use: once it is forgotten,
+    they import it again from its source (what `mkdocs serve` does when the source changed)."""
+    hook = load_module("playground_hook_forget", ROOT / "hooks" / "playground.py")
+    figures = load_module("figures_hook_forget", ROOT / "hooks" / "figures.py")
+    saved = _harnessbook_modules()
+    try:
+        before = figures._package()
+        hook.forget_package()
+        assert _harnessbook_modules() == {}
+        after = figures._package()
+        assert after is not before
+        assert after.build_context_packet(after.demo_request())["state"] == "ready"
+    finally:
+        for name in _harnessbook_modules():
+            del sys.modules[name]
+        sys.modules.update(saved)
