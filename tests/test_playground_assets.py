@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import types
 import zipfile
 from pathlib import Path
 
@@ -514,7 +515,7 @@ def test_the_worker_keeps_the_result_when_a_renderer_fails():
 # --------------------------------------------------------------------------- mkdocs serve
 
 
-def _harnessbook_modules() -> dict[str, object]:
+def _harnessbook_modules() -> dict[str, types.ModuleType]:
     return {name: module for name, module in sys.modules.items() if name.split(".")[0] == "harnessbook"}
 
 

@@ -94,7 +94,10 @@ READ_PANEL = """panel => {
   const problems = output.querySelector('[data-playground-problems]');
   if (problems) shown.problems = Array.from(problems.children).map(li => li.textContent);
   const invalid = output.querySelector('[data-playground-invalid-json]');
-  if (invalid) shown.message = invalid.textContent;
+  if (invalid) {
+    shown.message = invalid.textContent;
+    shown.position = [Number(invalid.getAttribute('data-line')), Number(invalid.getAttribute('data-column'))];
+  }
   const unreadable = output.querySelector('[data-playground-unreadable]');
   if (unreadable) shown.message = unreadable.textContent;
   const more = output.querySelector('[data-playground-more]');
@@ -189,11 +192,14 @@ def assert_same_as_cpython(shown: dict, text: str, where: str) -> None:
     elif expected["kind"] == "unreadable":
         assert expected["message"] in shown["message"], f"{where}: {shown['message']!r}"
     else:
-        # Reported as invalid JSON, with a position. The wording is not compared: it comes from
-        # the json module of Pyodide's Python (3.14), which words some errors unlike CPython 3.11
-        # ("Illegal trailing comma before end of object").
-        assert "JSON" in shown["message"], where
-        assert re.search(r"\d+", shown["message"]), where
+        # Reported as invalid JSON, at CPython's position, which the message names. The wording
+        # is not compared: it comes from the json module of Pyodide's Python (3.14), which words
+        # a trailing comma unlike CPython 3.11 ("Illegal trailing comma before end of object"),
+        # and places it on the comma, not after it.
+        line, column = shown["position"]
+        assert f"{line}" in shown["message"] and f"{column}" in shown["message"], where
+        if "trailing comma" not in shown["message"]:
+            assert (line, column) == (expected["line"], expected["column"]), f"{where}: {shown['message']!r}"
 
 
 def pyodide_requests(urls: list[str]) -> list[str]:
@@ -948,6 +954,27 @@ def test_without_wasm_unsafe_eval_the_reader_is_told_why(new_page, site_url, sit
     shown = open_and_run(page, 0, timeout=30_000)
     assert shown["statusKind"] == "failed" and shown["reason"] == "wasm-csp", shown
     assert "wasm-unsafe-eval" in shown["status"]
+    assert_links_to_the_fix(page, "content-security-policy")
+    assert log.foreign == []
+
+
+def test_a_policy_that_refuses_the_worker_is_named_as_such(new_page, site_url, site_root):
+    """worker-src without 'self': the page cannot start its worker (Chromium throws a
+    SecurityError), which is the host's policy, not a browser without module workers."""
+    policy = production_policy(site_root)
+    assert "worker-src 'self'" in policy
+    policy = policy.replace("worker-src 'self'", "worker-src 'none'")
+    page, log = new_page()
+
+    def with_policy(route):
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-security-policy": policy})
+
+    page.route("**/*", with_policy)
+    goto(page, site_url + page_url(example_page()))
+    shown = open_and_run(page, 0, timeout=30_000)
+    assert shown["statusKind"] == "failed" and shown["reason"] == "worker-csp", shown
+    assert "worker-src" in shown["status"]
     assert_links_to_the_fix(page, "content-security-policy")
     assert log.foreign == []
 

@@ -87,6 +87,7 @@
       hostingPage: "发布与托管本书网站",
       hostingSections: { "wasm-mime": ".wasm 必须以 application/wasm 发送", "content-security-policy": "内容安全策略" },
       workerUnsupported: "这个浏览器不支持模块化的 Web Worker，无法在页面中运行例子。",
+      workerCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许这个页面启动 Web Worker，worker-src 中需要有 'self'。网站维护者需要按这一页配置服务器：",
     },
     en: {
       open: "Run in browser",
@@ -139,6 +140,7 @@
       hostingPage: "Publishing and hosting the book",
       hostingSections: { "wasm-mime": ".wasm must be served as application/wasm", "content-security-policy": "Content Security Policy" },
       workerUnsupported: "This browser does not support module Web Workers, so the examples cannot run in the page.",
+      workerCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow this page to start a Web Worker; worker-src needs 'self'. Whoever hosts this site must configure the server as described here:",
     },
   };
 
@@ -166,7 +168,7 @@
 
   // Where the hosting page says how to fix a failure to start: the Content-Security-Policy
   // section for a policy that forbids WebAssembly, the section on types (.wasm and .mjs) otherwise.
-  var HOSTING_SECTION = { "wasm-csp": "content-security-policy", "wasm-mime": "wasm-mime", module: "wasm-mime" };
+  var HOSTING_SECTION = { "wasm-csp": "content-security-policy", "worker-csp": "content-security-policy", "wasm-mime": "wasm-mime", module: "wasm-mime" };
 
   function hostingLink(kind) {
     var root = new URL("../../", BASE); // assets/playground/ -> site root
@@ -205,10 +207,23 @@
     runtime = state;
     state.ready = new Promise(function (resolve, reject) {
       var worker;
+      // A policy that refuses the worker's script: Chromium then reports a violation on the
+      // document and an error on the worker that says nothing more, which would read as a
+      // module that did not load.
+      var refusedByPolicy = false;
+      function onViolation(event) {
+        if (/^(worker|script|child)-src/.test(event.effectiveDirective || event.violatedDirective || "") && String(event.blockedURI).indexOf("worker.mjs") !== -1) {
+          refusedByPolicy = true;
+        }
+      }
+      document.addEventListener("securitypolicyviolation", onViolation);
       try {
         worker = new Worker(new URL("worker.mjs" + VERSION, BASE), { type: "module" });
       } catch (error) {
-        reject(new LoadError("unsupported", T.workerUnsupported));
+        // A policy whose worker-src refuses the worker throws a SecurityError here (Chromium):
+        // that is the host's configuration, not a browser without module workers.
+        var refused = error && error.name === "SecurityError";
+        reject(refused ? new LoadError("worker-csp", T.workerCsp) : new LoadError("unsupported", T.workerUnsupported));
         return;
       }
       state.worker = worker;
@@ -218,6 +233,8 @@
       }, timeLimit());
 
       function fail(error) {
+        if (state.error !== null) return; // the first reason stands
+        document.removeEventListener("securitypolicyviolation", onViolation);
         clearTimeout(timer);
         state.error = error; // runs still queued go to a fresh runtime instead (runRequest)
         worker.terminate();
@@ -238,6 +255,7 @@
             listener(message.stage);
           });
         } else if (message.type === "ready") {
+          document.removeEventListener("securitypolicyviolation", onViolation);
           clearTimeout(timer);
           state.info = message;
           state.listeners = [];
@@ -283,7 +301,11 @@
         // non-JavaScript type reports no more detail than this).
         event.preventDefault();
         if (state.info === null) {
-          fail(new LoadError("module", T.moduleFailed, { message: event.message || "worker.mjs" }));
+          // One task later: the policy's violation event may come after the worker's error.
+          setTimeout(function () {
+            if (refusedByPolicy) fail(new LoadError("worker-csp", T.workerCsp));
+            else fail(new LoadError("module", T.moduleFailed, { message: event.message || "worker.mjs" }));
+          }, 0);
         } else {
           fail(new LoadError("load", format(T.loadFailed, { message: event.message || "worker.mjs" })));
         }
@@ -769,7 +791,7 @@
     } else if (outcome.kind === "invalid-json") {
       var message = format(T.invalidJson, { line: outcome.line, column: outcome.column, message: outcome.message });
       setStatus(status, T.invalidJsonStatus, "invalid-json");
-      output.appendChild(element("p", { class: "hb-playground__error-title", "data-playground-invalid-json": "" }, message));
+      output.appendChild(element("p", { class: "hb-playground__error-title", "data-playground-invalid-json": "", "data-line": String(outcome.line), "data-column": String(outcome.column) }, message));
     } else {
       setStatus(status, T.error, "error");
       var errorPre = element("pre", { tabindex: "0", class: "hb-playground__traceback" });

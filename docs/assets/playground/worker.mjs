@@ -184,7 +184,8 @@ if (typeof WebAssembly.instantiateStreaming === "function") {
       // Compiling the same bytes again from a buffer cannot succeed either (a Content Security
       // Policy without 'wasm-unsafe-eval', a damaged file): report it instead of hanging.
       const message = describe(error);
-      reportFailure(/Content[- ]Security[- ]Policy/i.test(message) ? "wasm-csp" : "load", message);
+      // Chromium names the policy in full; Firefox says "blocked by CSP".
+      reportFailure(/Content[- ]Security[- ]Policy|\bCSP\b|wasm-unsafe-eval/i.test(message) ? "wasm-csp" : "load", message);
       throw error;
     }
   };
