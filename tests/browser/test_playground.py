@@ -294,6 +294,10 @@ def test_a_reader_saving_data_downloads_the_runtime_only_on_the_click(new_page, 
     control.focus()
     page.wait_for_timeout(500)
     assert not any(urlsplit(u).path.endswith(("worker.mjs", ".wasm")) for u in log.requests), log.requests
+    # The click itself downloads it, and runs.
+    shown = open_and_run(page, 0)
+    assert shown["kind"] == "result", shown["status"]
+    assert any(urlsplit(u).path.endswith(".wasm") for u in log.requests), log.requests
     assert log.problems() == []
 
 
@@ -715,6 +719,9 @@ RUNTIME_FILE_FAILURES = {
     "package-503": ("**/harnessbook.zip*", 503, "http", "harnessbook.zip"),
     # Pyodide fetches the standard library itself and only exits when it fails.
     "stdlib-404": ("**/python_stdlib.compiled.zip*", 404, "http", "python_stdlib.compiled.zip"),
+    # Pyodide imports its JavaScript module itself: a failed import says nothing of why.
+    "asm-mjs-404": ("**/pyodide.asm.mjs", 404, "http", "pyodide.asm.mjs"),
+    "asm-mjs-network": ("**/pyodide.asm.mjs", "abort", "network", "pyodide.asm.mjs"),
 }
 
 
@@ -808,7 +815,10 @@ def test_runtime_that_does_not_load_in_time_gives_a_clear_message_then_retry_wor
     shown = open_and_run(page, 0, timeout=20_000)
     assert stalled, "the wasm was never requested"
     assert shown["statusKind"] == "failed" and shown["reason"] == "timeout", shown
-    assert "2" in shown["status"]  # the time limit, in seconds
+    # The time limit, in seconds, in the page's own words (the Chinese edition's label).
+    assert shown["status"] == "浏览器中的 Python 在 2 秒内没有加载完成，已经停止。请检查网络后再试一次。", (
+        shown
+    )
 
     # The host recovers; Run starts a new runtime and gives the result.
     page.unroute("**/pyodide.asm.wasm")

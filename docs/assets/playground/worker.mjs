@@ -422,12 +422,18 @@ self.addEventListener("message", async (event) => {
     } catch (error) {
       let failure = error;
       if (!(error instanceof FetchFailure) && !failureReported) {
-        // Pyodide fetches the standard library itself, and when that fails Python only exits
-        // ("Program terminated with exit(1)"): ask for the archive again to say what failed.
-        try {
-          await fetched(fetch(new URL(STDLIB, message.indexURL).href), "python_stdlib.compiled.zip");
-        } catch (probe) {
-          if (probe instanceof FetchFailure) failure = probe;
+        // Pyodide fetches its JavaScript module (pyodide.asm.mjs) and the standard library
+        // itself, and when either fails it says little ("Program terminated with exit(1)", or
+        // a failed import): ask for each again to say which failed, and how.
+        for (const [file, path] of [["pyodide.asm.mjs", "pyodide.asm.mjs"], ["python_stdlib.compiled.zip", STDLIB]]) {
+          try {
+            await fetched(fetch(new URL(path, message.indexURL).href), file);
+          } catch (probe) {
+            if (probe instanceof FetchFailure) {
+              failure = probe;
+              break;
+            }
+          }
         }
       }
       if (failure instanceof FetchFailure) reportFailure(failure.reason, failure.message, failure.extra);
