@@ -220,8 +220,9 @@
       try {
         worker = new Worker(new URL("worker.mjs" + VERSION, BASE), { type: "module" });
       } catch (error) {
-        // A policy whose worker-src refuses the worker throws a SecurityError here (Chromium):
-        // that is the host's configuration, not a browser without module workers.
+        // A browser may refuse the worker here, as a SecurityError, when the policy's worker-src
+        // does not allow it (Chromium reports it as a violation and an error event instead, see
+        // onViolation): that is the host's configuration, not a browser without module workers.
         var refused = error && error.name === "SecurityError";
         reject(refused ? new LoadError("worker-csp", T.workerCsp) : new LoadError("unsupported", T.workerUnsupported));
         return;
