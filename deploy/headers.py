@@ -292,10 +292,9 @@ def nginx_headers(rules: Rules) -> str:
     security headers go on every answer (``always``); a year's caching only on a success or a
     redirect (no ``always``), so that a 403 or 404 under the immutable paths is never kept.
 
-    The same headers, revalidated, are also set on the server itself, for the answers no
-    location below gives: a moved page's ``return 301`` (``nginx-redirects.conf``: its
-    locations have no ``add_header`` of their own, so they inherit these) and a request nginx
-    refuses before it looks for a location (a 400).
+    A moved page's ``return 301`` (``nginx-redirects.conf``) gets the same headers, revalidated,
+    inside its own location (:func:`nginx_redirects_with_headers`): not on the ``server``, where
+    every other location of a host's server block would inherit the book's policy.
     """
     base = rules.base_path
 
@@ -311,9 +310,6 @@ def nginx_headers(rules: Rules) -> str:
         return lines
 
     out = ["# Generated at build time by deploy/headers.py (hooks/publish.py). Do not edit.", ""]
-    out.append("# The answers no block below gives: redirects of moved pages, refused requests.")
-    out += [f"add_header {name} {_nginx_quote(value)} always;" for name, value in rules.headers.items()]
-    out += [f"add_header Cache-Control {_nginx_quote(REVALIDATE)} always;", ""]
     out += block(base, REVALIDATE, [f"error_page 404 {base}404.html;"])
     for edition in rules.editions:
         out += block(f"{base}{edition}", REVALIDATE, [f"error_page 404 {base}{edition}404.html;"])
@@ -322,6 +318,23 @@ def nginx_headers(rules: Rules) -> str:
     for file in rules.immutable_files:
         out += block(f"= {base}{file}", IMMUTABLE)
     return "\n".join(out) + "\n"
+
+
+_REDIRECT = re.compile(r"^location (?P<match>[^{]+) \{ (?P<return>return 301 [^;]+;) \}$", re.MULTILINE)
+
+
+def nginx_redirects_with_headers(text: str, rules: Rules) -> str:
+    """``nginx-redirects.conf`` (written by hooks/moved.py, one ``location = ... { return 301
+    ...; }`` a line) with the production headers in each of its locations, revalidated: a
+    location without an ``add_header`` of its own would send none of them."""
+    headers = [f"add_header {name} {_nginx_quote(value)} always;" for name, value in rules.headers.items()]
+    headers.append(f"add_header Cache-Control {_nginx_quote(REVALIDATE)} always;")
+
+    def with_headers(match: re.Match[str]) -> str:
+        inner = "".join(f"    {line}\n" for line in [*headers, match["return"]])
+        return f"location {match['match']} {{\n{inner}}}"
+
+    return _REDIRECT.sub(with_headers, text)
 
 
 # --------------------------------------------------------------------------- compression
@@ -452,7 +465,10 @@ def write_all(
     (site / DEPLOY_DIR).mkdir(exist_ok=True)
     (site / NGINX_HEADERS).write_text(nginx_headers(rules), encoding="utf-8")
     redirects = site / NGINX_REDIRECTS
-    if not redirects.exists():
+    if redirects.exists():
+        text = redirects.read_text(encoding="utf-8")
+        redirects.write_text(nginx_redirects_with_headers(text, rules), encoding="utf-8")
+    else:
         redirects.write_text("# No redirects.\n", encoding="utf-8")
     if compress:
         write_gzip(site, gzip_cache)
