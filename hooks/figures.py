@@ -85,10 +85,12 @@ def _packet(argument: str | None, lang: Lang, where: str) -> str:
         raise PluginError(
             f"{where}: the packet figure needs a request file in docs/examples, got {argument!r}"
         )
-    builder = _package()
-    try:
-        result = builder.build_context_packet(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, builder.InvalidRequestError) as error:
+    builder, cli = _package(), _package("harnessbook.cli")
+    try:  # read as `harnessbook build` reads the file (the page's console examples run it)
+        result = builder.build_context_packet(cli._parse_text(path.read_text(encoding="utf-8")))
+    except cli._Unreadable as error:
+        raise PluginError(f"{where}: docs/examples/{argument} {error.args[0]}") from None
+    except builder.InvalidRequestError as error:
         raise PluginError(f"{where}: docs/examples/{argument} does not build: {error}") from None
     return _packet_html(result, lang)
 

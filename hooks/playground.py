@@ -206,11 +206,8 @@ def vendor_problems() -> list[str]:
 
 
 _serving: list[bool] = [False]
-"""Whether this process is `mkdocs serve` (set by :func:`on_startup`)."""
-
-
-def on_startup(command: str, dirty: bool) -> None:
-    _serving[0] = command == "serve"
+"""Whether the builds of this process are the rebuilds of `mkdocs serve` (set by :func:`on_serve`,
+which `serve --clean` calls too, though it tells ``on_startup`` that the command is a build)."""
 
 
 def forget_package() -> None:
@@ -259,6 +256,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 
 def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: Callable[[], None]) -> LiveReloadServer:
-    # `mkdocs serve` rebuilds (and so repacks the package) when the builder's source changes.
+    # `mkdocs serve` rebuilds (and so repacks the package) when the builder's source changes;
+    # every build from now on is such a rebuild, which first forgets the loaded package.
     server.watch(str(PACKAGE))
+    _serving[0] = True
     return server

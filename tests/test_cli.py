@@ -851,6 +851,7 @@ def test_the_own_output_writes_every_byte_to_a_descriptor_that_would_block():
     assert received == [text.encode("utf-8")]
 
 
+@pytest.mark.skipif(os.name != "posix", reason="file names are bytes on POSIX only")
 def test_a_name_that_is_not_utf8_is_shown_by_its_bytes_and_a_lone_surrogate_as_itself():
     from harnessbook.cli import _file_name
 
@@ -1098,3 +1099,43 @@ def test_a_usage_error_stays_text_with_json_errors():
     assert err.startswith("usage: harnessbook build") and "--lang is the figure's language" in err
     code, _, err = run(["build", "-", "--errors", "xml"])
     assert code == 64 and "invalid choice: 'xml'" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ["nope"],
+            "harnessbook: error: argument COMMAND: invalid choice: 'nope' (choose from demo, build, schema)",
+        ),
+        (
+            ["build", "--format", "xml", "-"],
+            "harnessbook build: error: argument --format: invalid choice: 'xml' (choose from json, svg)",
+        ),
+        (
+            ["build", "--errors", "xml", "-"],
+            "harnessbook build: error: argument --errors: invalid choice: 'xml' (choose from text, json)",
+        ),
+        (
+            ["build", "--format", "svg", "--lang", "fr", "-"],
+            "harnessbook build: error: argument --lang: invalid choice: 'fr' (choose from zh, en)",
+        ),
+    ],
+)
+def test_a_wrong_choice_is_worded_by_the_command(argv, line):
+    """The same words on every Python (argparse quotes the choices on some releases only)."""
+    code, out, err = run(argv)
+    assert (code, out) == (64, "")
+    assert err.splitlines()[-1] == line
+
+
+def test_a_standard_output_put_in_place_of_the_interpreters_is_written_through(monkeypatch, tmp_path):
+    """Only the interpreter's own standard output is written by its descriptor: a file stream a
+    caller put in its place (it has a descriptor too) keeps its own line ends."""
+    path = tmp_path / "out.json"
+    with open(path, "w", encoding="utf-8", newline="\r\n") as stream:
+        monkeypatch.setattr("sys.stdout", stream)
+        assert main(["schema", "error"]) == 0
+    data = path.read_bytes()
+    assert data.count(b"\r\n") == data.count(b"\n") > 10
+    assert json.loads(data) == load_schema("error")

@@ -788,6 +788,7 @@ def test_a_long_container_runs_the_callers_repr_only_for_what_is_shown(make, cal
         (frozenset({"a"}), 'frozenset({"a"}) (Python frozenset)'),
         (collections.deque(), "deque([]) (Python deque)"),
         (collections.deque([1, "a"]), 'deque([1, "a"]) (Python deque)'),
+        (collections.deque([1], maxlen=3), "deque([1], maxlen=3) (Python deque)"),
     ],
 )
 def test_sets_and_deques_are_shown_as_python_writes_them(value, shown):

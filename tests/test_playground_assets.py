@@ -519,17 +519,28 @@ def _harnessbook_modules() -> dict[str, types.ModuleType]:
     return {name: module for name, module in sys.modules.items() if name.split(".")[0] == "harnessbook"}
 
 
-def test_serve_forgets_the_package_before_each_build_and_build_does_not(monkeypatch):
+def test_serve_forgets_the_package_before_each_rebuild_and_build_does_not(monkeypatch):
+    """A build forgets nothing; once `mkdocs serve` has called on_serve (after its first build,
+    with or without --clean), every rebuild does."""
     hook = load_module("playground_hook_serve", ROOT / "hooks" / "playground.py")
     forgotten: list[bool] = []
     monkeypatch.setattr(hook, "forget_package", lambda: forgotten.append(True))
     monkeypatch.setattr(hook, "vendor_problems", list)
     config = object()
-    hook.on_startup("build", dirty=False)
     assert hook.on_config(config) is config and forgotten == []
-    hook.on_startup("serve", dirty=False)
+
+    class Server:
+        def __init__(self) -> None:
+            self.watched: list[str] = []
+
+        def watch(self, path: str) -> None:
+            self.watched.append(path)
+
+    server = Server()
+    assert hook.on_serve(server, config, lambda: None) is server
+    assert server.watched == [str(hook.PACKAGE)]
     hook.on_config(config)
-    hook.on_config(config)  # a rebuild
+    hook.on_config(config)
     assert forgotten == [True, True]
 
 

@@ -40,7 +40,6 @@ import codecs
 import contextlib
 import errno
 import functools
-import io
 import itertools
 import json
 import math
@@ -159,9 +158,10 @@ class _Output:
 
 def _own_descriptor(stream: TextIO) -> int | None:
     """The file descriptor under the process's standard output, once what its stream holds is
-    flushed; None where it is not Python's own file stream (a ``sys.stdout`` replaced by a
-    caller or a test, written as it is)."""
-    if not isinstance(stream, io.TextIOWrapper):
+    flushed; None where ``stream`` is not the interpreter's own standard output (a
+    ``sys.stdout`` a caller or a test put in its place is written as it is, through its own
+    encoding and line ends)."""
+    if stream is not sys.__stdout__:
         return None
     try:
         stream.flush()
@@ -638,13 +638,18 @@ def _build(args: argparse.Namespace, stdin: TextIO | None, stderr: TextIO | None
         return False, None
 
 
+_SURROGATE_ESCAPES = re.compile("[\udc80-\udcff]")
+"""How Python reads a byte of a POSIX file name that the locale's encoding cannot decode
+(``surrogateescape``): U+DC80 to U+DCFF stand for the bytes 0x80 to 0xFF."""
+
+
 def _file_name(name: str) -> str:
     """A file name as a message shows it: on one line (control characters escaped), cut to a
     fixed width, and quoted when it is empty or has spaces or quotes at its ends. Bytes of the
     name that are not UTF-8 (which Python reads from the command line as lone surrogates) are
     shown as the bytes they are (``\\xff``), so that the name can be found."""
-    with contextlib.suppress(UnicodeError):  # a lone surrogate no byte stands for: kept as it is
-        name = os.fsencode(name).decode("utf-8", "backslashreplace")
+    if os.name == "posix":  # elsewhere names are not bytes, and nothing is escaped this way
+        name = _SURROGATE_ESCAPES.sub(lambda match: f"\\x{ord(match.group()) - 0xDC00:02x}", name)
     shown = _cut(_printable(name), 120)
     return f'"{shown}"' if not shown or shown != shown.strip(" '\"") else shown
 

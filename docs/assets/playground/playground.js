@@ -223,6 +223,7 @@
         // A browser may refuse the worker here, as a SecurityError, when the policy's worker-src
         // does not allow it (Chromium reports it as a violation and an error event instead, see
         // onViolation): that is the host's configuration, not a browser without module workers.
+        document.removeEventListener("securitypolicyviolation", onViolation);
         var refused = error && error.name === "SecurityError";
         reject(refused ? new LoadError("worker-csp", T.workerCsp) : new LoadError("unsupported", T.workerUnsupported));
         return;

@@ -241,7 +241,8 @@ def _render(value: object, budget: int, depth: int = 0) -> str:
         # them, as far as the budget goes. Iterating these built-in types runs no caller code.
         parts = _render_items(value, budget, depth)  # type: ignore[arg-type]
         if kind is deque:
-            return "deque([" + ", ".join(parts) + "])"
+            bound = value.maxlen  # type: ignore[attr-defined]
+            return "deque([" + ", ".join(parts) + "]" + ("" if bound is None else f", maxlen={bound}") + ")"
         inner = "{" + ", ".join(parts) + "}" if parts else ""
         return inner if kind is set and parts else f"{kind.__name__}({inner})"
     if kind is dict:
