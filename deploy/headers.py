@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import gzip
 import hashlib
 import os
@@ -298,17 +299,7 @@ def nginx_headers(rules: Rules) -> str:
     """
     base = rules.base_path
 
-    def block(match: str, cache_control: str, extra: Iterable[str] = ()) -> list[str]:
-        lines = [f"location {match} {{"]
-        lines += [
-            f"    add_header {name} {_nginx_quote(value)} always;" for name, value in rules.headers.items()
-        ]
-        always = "" if cache_control == IMMUTABLE else " always"
-        lines.append(f"    add_header Cache-Control {_nginx_quote(cache_control)}{always};")
-        lines += [f"    {line}" for line in extra]
-        lines.append("}")
-        return lines
-
+    block = functools.partial(_nginx_location, rules)
     out = ["# Generated at build time by deploy/headers.py (hooks/publish.py). Do not edit.", ""]
     out += block(base, REVALIDATE, [f"error_page 404 {base}404.html;"])
     for edition in rules.editions:
@@ -320,6 +311,18 @@ def nginx_headers(rules: Rules) -> str:
     return "\n".join(out) + "\n"
 
 
+def _nginx_location(rules: Rules, match: str, cache_control: str, extra: Iterable[str] = ()) -> list[str]:
+    """The lines of one ``location`` with every header of ``rules`` and ``cache_control`` (with
+    ``always`` unless it is the year's caching), then ``extra``."""
+    lines = [f"location {match} {{"]
+    lines += [f"    add_header {name} {_nginx_quote(value)} always;" for name, value in rules.headers.items()]
+    always = "" if cache_control == IMMUTABLE else " always"
+    lines.append(f"    add_header Cache-Control {_nginx_quote(cache_control)}{always};")
+    lines += [f"    {line}" for line in extra]
+    lines.append("}")
+    return lines
+
+
 _REDIRECT = re.compile(r"^location (?P<match>[^{]+) \{ (?P<return>return 301 [^;]+;) \}$", re.MULTILINE)
 
 
@@ -327,14 +330,9 @@ def nginx_redirects_with_headers(text: str, rules: Rules) -> str:
     """``nginx-redirects.conf`` (written by hooks/moved.py, one ``location = ... { return 301
     ...; }`` a line) with the production headers in each of its locations, revalidated: a
     location without an ``add_header`` of its own would send none of them."""
-    headers = [f"add_header {name} {_nginx_quote(value)} always;" for name, value in rules.headers.items()]
-    headers.append(f"add_header Cache-Control {_nginx_quote(REVALIDATE)} always;")
-
-    def with_headers(match: re.Match[str]) -> str:
-        inner = "".join(f"    {line}\n" for line in [*headers, match["return"]])
-        return f"location {match['match']} {{\n{inner}}}"
-
-    return _REDIRECT.sub(with_headers, text)
+    return _REDIRECT.sub(
+        lambda match: "\n".join(_nginx_location(rules, match["match"], REVALIDATE, [match["return"]])), text
+    )
 
 
 # --------------------------------------------------------------------------- compression
