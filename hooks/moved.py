@@ -288,10 +288,10 @@ def _relative(target: str, page_url: str) -> str:
 def _id_tag(text: str, value: str) -> re.Match[str] | None:
     """The start tag in ``text`` whose ``id`` is ``value`` (not text that merely reads like one,
     as ``<code>&lt;span id="x"&gt;</code>`` does: code spans leave quotes unescaped)."""
-    return re.search(
-        rf"""<[A-Za-z][A-Za-z0-9]*\s[^>]*?(?<=\s)id=["']{re.escape(html.escape(value, quote=True))}["']""",
-        text,
-    )
+    escaped = html.escape(value, quote=True)
+    if f'id="{escaped}"' not in text and f"id='{escaped}'" not in text:
+        return None  # most ids asked about are absent: the tag search below is the slow part
+    return re.search(rf"""<[A-Za-z][A-Za-z0-9]*\s[^>]*?(?<=\s)id=(["']){re.escape(escaped)}\1""", text)
 
 
 def _has_id(text: str, value: str) -> bool:

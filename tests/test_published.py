@@ -410,6 +410,9 @@ def test_an_id_shown_in_code_is_not_an_element_id():
     assert not moved._has_id('<p><code>&lt;span id="x"&gt;</code></p>', "x")
     assert moved._has_id('<h2 class="a" id="x">X</h2>', "x")
     assert not moved._has_id('<a data-id="x" href="#">X</a>', "x")  # another attribute ending in id
+    assert moved._has_id("<h2 id='x'>X</h2>", "x")
+    assert not moved._has_id("""<h2 id="x'>X</h2>""", "x")  # the id is x'>X</h2>..., not x
+    assert not moved._has_id('<h2 id="xy">X</h2>', "x")
 
 
 def test_an_anchor_that_moves_to_a_moved_page_lands_on_its_new_address():
