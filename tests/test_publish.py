@@ -234,16 +234,23 @@ def test_actionlint_does_fail_on_a_broken_workflow(tmp_path: Path):
     assert completed.returncode == 1 and "workflow_dispatch_typo" in completed.stdout
 
 
-def test_workflow_deploys_on_main_and_by_hand_with_least_privilege():
+def test_workflow_deploys_from_main_and_by_hand_tests_pull_requests_with_least_privilege():
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     on = workflow[True]  # YAML 1.1 reads the key `on` as true
-    assert on == {"push": {"branches": ["main"]}, "workflow_dispatch": None}
+    assert on == {"push": {"branches": ["main"]}, "pull_request": None, "workflow_dispatch": None}
     assert workflow["permissions"] == {}
+    # Deployments wait, never cut short; a pull request's older run is cancelled.
     assert workflow["concurrency"] == {
-        "group": "pages",
-        "cancel-in-progress": False,
-    }  # waits, never cuts short
+        "group": "${{ github.event_name == 'pull_request' && format('test-{0}', github.ref) || 'pages' }}",
+        "cancel-in-progress": "${{ github.event_name == 'pull_request' }}",
+    }
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    # A pull request runs .ci/run and nothing after it; the deploy job never runs for one.
+    not_for_pull_requests = "github.event_name != 'pull_request'"
+    assert deploy["if"] == not_for_pull_requests and "if" not in build
+    after_ci = build["steps"][[step.get("run", "").strip() for step in build["steps"]].index("bash .ci/run") + 1 :]
+    assert after_ci and all(step["if"] == not_for_pull_requests for step in after_ci)
+    assert all("if" not in step for step in build["steps"][: len(build["steps"]) - len(after_ci)])
     assert build["permissions"] == {"contents": "read", "pages": "read"}
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
