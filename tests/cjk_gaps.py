@@ -5,7 +5,7 @@ elements (``a``, ``strong``, ...) runs on into the text around it, every other e
 block, ``br``, ``img``) separates, and ``pre``/``code`` are left out. It returns every place
 where whitespace stands between two CJK characters: each one is a visible space in Chromium.
 
-``build_fixture_site(folder, with_hook=...)`` builds a one-page MkDocs site whose page breaks
+``write_fixture_project(folder, with_hook=...)`` writes a one-page MkDocs project whose page breaks
 lines between CJK characters in a paragraph, a list item, a table cell and an admonition, with
 or without ``hooks/cjk_line_breaks.py``: the tests run on it both ways, to show that they fail
 without the fix. ``fixture_sites()`` gives both builds, made once and reused like the book's.
@@ -163,13 +163,6 @@ FIXTURE_PAGE = textwrap.dedent(
 )
 FIXTURE_LINE = ("候选，", "放得进")
 """A line break of the fixture page: the characters before and after it."""
-
-
-def build_fixture_site(folder: Path, *, with_hook: bool) -> Path:
-    """Build the fixture page into ``folder/site`` (with or without the hook); return the site."""
-    write_fixture_project(folder, with_hook=with_hook)
-    (site,) = build_projects([folder])
-    return site
 
 
 def write_fixture_project(folder: Path, *, with_hook: bool) -> None:

@@ -44,6 +44,11 @@ PUBLISHED_ENV = {
     "REPO_URL": "https://github.com/example/harnessbook",
 }
 """The environment of the book built as the deploy workflow builds it (tests/test_publish.py)."""
+BUILD_VARIABLES = ("SITE_URL", "REPO_URL")
+"""The variables the build reads (mkdocs.yml, hooks/publish.py): a build gets them from its ``env``
+alone, never from the environment the tests run in, so that a cached build is the build its name
+says (a ``SITE_URL`` exported in the shell would otherwise be baked into the local build and
+reused by every later run)."""
 KEEP = 4  # cached builds kept (the local and the published build, twice); older ones are removed
 REPORT_PROPERTY = "browser_report"
 """A test's ``user_properties`` entry that the run's closing summary lists (tests/browser)."""
@@ -84,12 +89,14 @@ def site_fingerprint() -> str:
 
 
 def _start_build(out: Path, env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
-    """Start ``mkdocs build --strict`` into ``out``; its output (stdout and stderr) goes to a pipe."""
+    """Start ``mkdocs build --strict`` into ``out``, with :data:`BUILD_VARIABLES` as ``env`` sets
+    them (and only so); its output (stdout and stderr) goes to a pipe."""
+    environment = {name: value for name, value in os.environ.items() if name not in BUILD_VARIABLES}
     return subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
         cwd=ROOT,
         env=dict(
-            os.environ, NO_MKDOCS_2_WARNING="1", PYTHONWARNINGS="ignore::DeprecationWarning", **(env or {})
+            environment, NO_MKDOCS_2_WARNING="1", PYTHONWARNINGS="ignore::DeprecationWarning", **(env or {})
         ),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

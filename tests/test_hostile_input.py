@@ -775,8 +775,17 @@ def test_closed_stdin() -> None:
     assert done.stderr == b"harnessbook: cannot read standard input: it is closed\n"
 
 
+@pytest.fixture
+def request_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The demo request in a file, named by ``$REQUEST`` for :func:`shell`."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(demo_request()), encoding="utf-8")
+    monkeypatch.setenv("REQUEST", str(path))
+    return path
+
+
 @pytest.mark.parametrize("command", ["demo", "schema request", "build -"])
-def test_closed_stdout(command: str) -> None:
+def test_closed_stdout(command: str, request_file: Path) -> None:
     done = shell(
         f'"$HB" {command} >&- < <(cat "$REQUEST")' if command == "build -" else f'"$HB" {command} >&-'
     )
@@ -951,14 +960,6 @@ def test_a_deep_or_huge_json_text_is_unreadable_input_not_a_crash() -> None:
     assert run(["build", "-"], b"[" * 100_000 + b"]" * 100_000)[0] == 1
     code, _, err = run(["build", "-"], b'{"budgetUnits": ' + b"1" * 5000 + b"}")
     assert code == 1 and err.startswith("harnessbook: standard input has an integer with more than")
-
-
-@pytest.fixture(autouse=True)
-def request_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "request.json"
-    path.write_text(json.dumps(demo_request()), encoding="utf-8")
-    monkeypatch.setenv("REQUEST", str(path))
-    return path
 
 
 def test_the_copy_does_not_touch_the_request() -> None:

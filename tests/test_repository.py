@@ -2,10 +2,13 @@
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,8 +37,22 @@ def test_ci_runs_the_readme_test_command():
     test_command = quick_start_commands()[1]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     last = [line for line in ci.splitlines() if line.strip() and not line.startswith("#")][-1]
-    # CI adds --frozen (the lock must already be current); otherwise the very same command.
-    assert last.replace(" --frozen", "") == test_command
+    # CI adds --locked (it stops if uv.lock is not pyproject.toml's; --frozen would not look);
+    # otherwise the very same command.
+    assert last.replace(" --locked", "") == test_command
+    assert "uv sync --locked " in ci and "--frozen" not in ci
+
+
+def test_the_lock_file_is_current():
+    """uv.lock resolves pyproject.toml as it is now (what CI's ``--locked`` requires): a
+    dependency added to pyproject.toml without ``uv lock`` fails here, not only on CI."""
+    uv = shutil.which("uv")
+    if uv is None:
+        if os.environ.get("CI"):
+            pytest.fail("uv is not installed; .ci/run installs it", pytrace=False)
+        pytest.skip("uv is not installed: the lock file cannot be checked (README: pip install uv)")
+    done = subprocess.run([uv, "lock", "--check", "--offline"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_chinese_section_gives_the_same_two_commands():

@@ -3,8 +3,10 @@ run by its own command line through tools/lighthouse.mjs (``--serve``: one Node 
 module's audits, each run as the command line runs it).
 
 Home, the first chapter page and one field page, in both editions: accessibility, best
-practices and SEO must score 100, performance at least 95. The JSON and HTML reports are kept
-in artifacts/lighthouse/ (their paths are printed).
+practices and SEO must score 100; performance must reach 95 (issue 14's target under load), and
+below 90 it fails: between the two it is an expected failure with its score and losses in the
+reason, since these machines are shared and a neighbour's load costs points. The JSON and HTML
+reports are kept in artifacts/lighthouse/ (their paths are printed).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ REQUIRED = {"accessibility": 1.0, "best-practices": 1.0, "seo": 1.0, "performanc
 # is repeated, up to this many runs in all, and the best run counts, which is Lighthouse CI's
 # default way of asserting over several runs ("optimistic" aggregation). Every run is printed.
 PERFORMANCE_RUNS = 3
+PERFORMANCE_FLOOR = 0.90
+"""Below this, the best of the runs fails the test, whatever the machine's load."""
 
 
 class LighthouseProcess:
@@ -284,15 +288,15 @@ def test_lighthouse_mobile(
             )
         )
         detail.append(f"  benchmark index of this machine: {runs[-1]['environment'].get('benchmarkIndex')}")
-    hard = {c for c in failed if c != "performance"}
+    hard = {c for c in failed if c != "performance" or scores[c] is None or scores[c] < PERFORMANCE_FLOOR}
     assert not hard, f"{url}\n" + "\n".join(detail)
     if failed:
-        # Accessibility, best practices and SEO are held at 100 above. Performance below its
-        # target is reported, with its measured score and losses, as an expected failure while
-        # issue 14 (speed margins) is open: the figures added to every example (issue 10) cost
-        # style and layout time on field pages, and this shared 2-core machine is noisy. The
-        # measured score is in the xfail reason, so every run shows it.
-        pytest.xfail(f"performance below 0.95 (issue 14): {url}\n" + "\n".join(detail))
+        # Accessibility, best practices and SEO are held at 100 above, and performance at 90.
+        # Between 90 and the target of 95 the best of three runs is reported, with its score
+        # and losses, as an expected failure: Lighthouse scales the CPU time it sees, and a
+        # neighbour on this shared 2-core machine can cost a few points (every quiet run since
+        # issue 14's work scored 100; benchmarks/RESULTS.md). The score is in the xfail reason.
+        pytest.xfail(f"performance below 0.95 (issue 14's target): {url}\n" + "\n".join(detail))
 
 
 def test_broken_names_what_kept_lighthouse_from_measuring():

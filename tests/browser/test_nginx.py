@@ -9,8 +9,8 @@ the reason; under CI they fail instead.
 Checked: every page of both editions answers 200 with the production headers (and loads in
 Chromium without a single ``securitypolicyviolation``: test_pages.py visits every page from this
 nginx once, for that and all its other checks); the playground runs under that policy in both
-editions; each edition's 404 page; the caching headers; compressed transfer; and the
-server configuration in the site is not served.
+editions; each edition's 404 page; the caching headers; compressed transfer; the server
+configuration in the site is not served; and nginx loads the configuration without a warning.
 """
 
 from __future__ import annotations
@@ -291,3 +291,11 @@ def test_the_server_configuration_in_the_site_is_not_served(nginx):
 def test_a_folder_without_its_slash_redirects_relatively(nginx):
     response = fetch(nginx.url, "en")
     assert response.status == 301 and response.header("Location") == "/en/"
+
+
+def test_nginx_reads_the_configuration_without_a_warning(nginx):
+    """nginx logs what it dislikes in a configuration it still loads (a duplicate MIME type, a
+    header set where it is ignored, a hash table it cannot size) at ``warn`` and above: none."""
+    fetch(nginx.url, "")  # the log is written once nginx has started serving
+    levels = ("[warn]", "[emerg]", "[alert]", "[crit]")
+    assert not [line for line in nginx.error_log().splitlines() if any(level in line for level in levels)]
