@@ -17,6 +17,7 @@ import http.client
 import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -31,9 +32,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 published = load_module("harnessbook_published", ROOT / "tools" / "published.py")
 moved = published.moved
+MANIFEST_PATH = published.MANIFEST.relative_to(ROOT).as_posix()
 
-# The baseline: today's main (957be81) before any move, per edition.
-BASELINE = {"page": 44, "heading": 280, "object": 103}
+# The floor, per edition: what the site published on 2026-12-07 (commit 2a3c4fe). The manifest
+# only grows; test_no_address_ever_left_the_manifest holds every line ever committed.
+BASELINE = {"page": 45, "heading": 342, "object": 239}
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +75,28 @@ def test_the_manifest_holds_the_baseline_in_both_editions(manifest):
         published.Address("object", "/en/reference/api/#harnessbook.context_packet.build_context_packet")
         in manifest
     )
+
+
+def git(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+def test_no_address_ever_left_the_manifest(manifest, tmp_path: Path):
+    """``--update`` only appends, and a line removed by hand is an address people may link to:
+    every line of the committed manifest is still there, and no commit ever removed one (as far
+    back as the clone's history goes)."""
+    if git("rev-parse", "--is-inside-work-tree").stdout.strip() != "true":
+        pytest.skip("not a git checkout: the manifest's history cannot be read")
+    committed = tmp_path / "published-at-head.txt"
+    committed.write_text(git("show", f"HEAD:{MANIFEST_PATH}").stdout, encoding="utf-8")
+    gone = sorted(set(published.read_manifest(committed)) - set(manifest), key=published.sort_key)
+    assert not gone, f"{len(gone)} lines removed since the last commit, first {gone[:5]}"
+    history = git("log", "-p", "--format=", "--", MANIFEST_PATH)
+    assert history.returncode == 0, history.stderr
+    removed = [
+        line[1:] for line in history.stdout.splitlines() if re.match(r"-(page|heading|object) /", line)
+    ]
+    assert not removed, f"commits removed {len(removed)} published addresses, first {removed[:5]}"
 
 
 def test_the_build_publishes_nothing_the_manifest_lacks(built_site, manifest):

@@ -8,8 +8,8 @@ objects. The manifest lists every such address the site has ever published, one 
     object /reference/api/#harnessbook.context_packet.build_context_packet
 
 ``page`` is every page of every edition (zh at ``/``, en at ``/en/``); ``heading`` is the id of
-every heading on the chapter and reference pages (``chapters/``, ``reference/``); ``object`` is
-every object mkdocstrings documents (its ``doc-heading`` id).
+every heading of every page (the home pages, the chapter, the reference and the how-to pages);
+``object`` is every object mkdocstrings documents (its ``doc-heading`` id).
 
 Commands (run from the repository root)::
 
@@ -30,19 +30,20 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from types import ModuleType
+from typing import Protocol
 from urllib.parse import urljoin, urlsplit
 
-import lxml.html
+import lxml.html  # type: ignore[import-untyped]
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ROOT / "tests" / "data" / "published.txt"
 KINDS = ("page", "heading", "object")
 # Edition-relative page paths whose headings and objects are published addresses.
-ANCHOR_SCOPES = ("chapters/", "reference/", "howto/")
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 HEADER = """\
@@ -67,8 +68,9 @@ People link to these addresses. For each one, either:
 Never delete lines from tests/data/published.txt (CONTRIBUTING.md, "Moving or renaming")."""
 
 
-def _load_hook():
+def _load_hook() -> ModuleType:
     spec = importlib.util.spec_from_file_location("harnessbook_moved_hook", ROOT / "hooks" / "moved.py")
+    assert spec is not None and spec.loader is not None, "hooks/moved.py cannot be loaded"
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -136,7 +138,7 @@ def append_new(path: Path, found: Iterable[Address], note: str) -> list[Address]
     return new
 
 
-def sort_key(address: Address) -> tuple:
+def sort_key(address: Address) -> tuple[str, int, str]:
     return (address.path, KINDS.index(address.kind) if address.kind == "page" else 1, address.url)
 
 
@@ -168,7 +170,8 @@ def parse_page(file: Path) -> BuiltPage:
         if element.get("id") is not None
     }
     article = next(iter(root.find_class("md-content__inner")), root)
-    headings, objects = [], []
+    headings: list[str] = []
+    objects: list[str] = []
     for element in article.iter(*HEADINGS):
         if element.get("id") is not None:
             kind = objects if "doc-heading" in (element.get("class") or "").split() else headings
@@ -214,7 +217,6 @@ def split_edition(path: str, prefixes: list[str]) -> tuple[str, str]:
 
 def collect(site: Path) -> list[Address]:
     """Every address the built site publishes: pages (not redirect pages), headings, objects."""
-    prefixes = edition_prefixes()
     found = []
     for file in sorted(site.rglob("index.html")):
         relative = file.parent.relative_to(site).as_posix()
@@ -225,10 +227,8 @@ def collect(site: Path) -> list[Address]:
         if page.moved_to is not None:
             continue
         found.append(Address("page", path))
-        _, in_edition = split_edition(path, prefixes)
-        if in_edition.startswith(ANCHOR_SCOPES):
-            found += [Address("heading", f"{path}#{i}") for i in page.headings]
-            found += [Address("object", f"{path}#{i}") for i in page.objects]
+        found += [Address("heading", f"{path}#{i}") for i in page.headings]
+        found += [Address("object", f"{path}#{i}") for i in page.objects]
     return found
 
 
@@ -249,7 +249,24 @@ def _page_at(site: Path, path: str) -> BuiltPage | None:
     return parse_page(file) if file.is_file() else None
 
 
-def check(site: Path, addresses: Iterable[Address], moves) -> list[Problem]:
+class _Target(Protocol):
+    """Where an anchor now is (``hooks/moved.py``'s ``Target``)."""
+
+    @property
+    def page(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+
+
+class _Moves(Protocol):
+    """``moved.yml`` as ``hooks/moved.py`` reads it (its ``Moves``): what the check follows."""
+
+    @property
+    def anchors(self) -> Mapping[str, Mapping[str, _Target]]: ...
+    def final_page(self, path: str) -> str: ...
+
+
+def check(site: Path, addresses: Iterable[Address], moves: _Moves) -> list[Problem]:
     """Each address that neither exists in the built site nor is redirected as moves says."""
     prefixes = edition_prefixes()
     problems = []
