@@ -1,10 +1,10 @@
 """Addresses that people link to never break (issue 15).
 
-* every address in ``tests/data/published.txt`` (pages of both editions, the headings of the
-  chapter and reference pages, the API's objects) resolves in the strict build: it is still
+* every address in ``tests/data/published.txt`` (pages of both editions, every page's headings,
+  the API's objects) resolves in the strict build: it is still
   there, or ``moved.yml`` redirects it and the build carries the redirect page or the alias;
 * the check fails, naming each address and the two fixes, when an address disappears;
-* ``tools/published.py --update`` appends and never drops;
+* ``tools/published.py --update`` appends and never drops, and no commit ever dropped a line;
 * ``hooks/moved.py``, on a small two-edition project that moves a page and anchors of every kind
   (``tests/moved_project.py``): redirect pages without inline script, aliases, ``_redirects``
   and nginx rules (served by a real nginx where one is installed), and a clear error for every
