@@ -230,7 +230,7 @@ def test_each_conflicting_id_in_a_detail_is_isolated_on_its_own():
     # below the id, nothing cut).
     assert svg.count("\u2068ev\u202e\u2069, \u2068ev2\u2069") == 1, svg
     assert "\u2068ev\u202e\u2069 (\u2068injected:test-output\u2069)," in svg, svg
-    assert "\u2068ev2\u2069 (\u2068injected:test-output\u2069), from" in svg, svg
+    assert "\u2068ev2\u2069 (\u2068injected:test-output\u2069); summary" in svg, svg
 
 
 def test_characters_xml_forbids_are_shown_as_escapes():
@@ -312,7 +312,7 @@ RICH_SHOWN = {
             "over budget: needs 30 · 1 available",
             "conflicts with a",
             "expired, from injected:test-output",
-            "conflicts with a (injected:test-output), from injected:memory",
+            "conflicts with a (injected:test-output); summary's source injected:memory",
         ],
     ),
     "zh": (
@@ -324,7 +324,7 @@ RICH_SHOWN = {
             "超预算：需要 30 · 可用 1",
             "与 a 冲突",
             "过期，来源 injected:test-output（2026-07-15）",
-            "与 a（来源 injected:test-output）冲突，来源 injected:memory",
+            "与 a（来源 injected:test-output）冲突；摘要来源 injected:memory",
         ],
     ),
 }

@@ -4,7 +4,7 @@ A harness has a failing test, a related diff, an old history summary and a huge
 log in hand at once. [`build_context_packet`][harnessbook.context_packet.build_context_packet]
 turns a task anchor, an abstract budget and those candidate items into an inspectable packet:
 what is selected in full, what becomes a pointer, what is excluded and why, what is
-unknown, what needs refreshing, and one evidence record per decision.
+unknown, what needs refreshing, and one decision record per candidate (``evidence``).
 
 The function is pure and deterministic: it reads nothing but its argument (no
 file, clock, environment, network or model), never mutates it, and returns

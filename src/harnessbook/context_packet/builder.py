@@ -100,8 +100,8 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
     the result shares no mutable object with it. The same request always gives an equal
     result.
 
-    Chapter: [the output contract][output-contract], and [a walkthrough][walkthrough] of
-    every rule on one request.
+    Chapter: [the output contract][output-contract], and [a walkthrough][walkthrough] that
+    follows one request through the rules.
 
     Args:
         request: A JSON-shaped dict with ``taskAnchor``, ``budgetUnits`` and ``candidates``

@@ -11,6 +11,11 @@ order, and each candidate is decided by the first of
 validated candidates and returns the entries the result will hold
 ([`processing_order`][harnessbook.context_packet.rules.processing_order] returns the candidates
 in order); none of them mutates anything.
+
+A rule of step 4 checks only its own condition. It assumes what the builder has settled before
+calling it: the candidate passed the provenance gate, and no earlier rule of step 4 decided it.
+Called on its own, out of that order, a rule can return an entry the builder never would (an
+expired candidate selected in full, say); each rule's docstring says what it assumes.
 """
 
 from __future__ import annotations
@@ -146,6 +151,9 @@ def expiry(candidate: Candidate) -> tuple[ExcludedItem, RefreshItem | None] | No
 
     Chapter: [expiry][rule-expiry], the first rule of step 4 on the rules page.
 
+    As the first rule of step 4 it assumes only that the candidate passed the provenance gate,
+    which it does not check: a refresh entry copies ``source`` and ``capturedAt`` as they are.
+
     Args:
         candidate: A validated candidate that passed the provenance gate.
 
@@ -179,9 +187,19 @@ def conflict(
     The builder does not decide which side is true; it only refuses to let the old summary
     displace the new evidence.
 
+    It assumes what the builder has settled: the candidate passed the provenance gate and
+    [`expiry`][harnessbook.context_packet.rules.expiry] did not decide it (so it is fresh), and ``fresh_evidence`` holds only
+    the request's fresh current direct evidence. It checks none of this: it reads the
+    candidate's ``kind`` and ``conflictsWith`` and looks each target up in ``fresh_evidence``.
+    Given an expired summary, it can still report a conflict; given one without provenance, the
+    ``sources`` entry of the summary is ``None``; any candidate put in ``fresh_evidence`` counts
+    as evidence to conflict with.
+
     Args:
-        candidate: The candidate being processed.
-        fresh_evidence: Fresh current direct evidence of this request, by id.
+        candidate: A validated candidate that passed the provenance gate and that
+            [`expiry`][harnessbook.context_packet.rules.expiry] did not decide.
+        fresh_evidence: The request's fresh current direct evidence, by id, as the builder
+            collects it; not checked here.
 
     Returns:
         ``None`` if there is no such conflict, else the ``excluded`` and ``refresh`` entries.
@@ -222,8 +240,14 @@ def budget_fit(candidate: Candidate, remaining: int) -> SelectedItem | None:
 
     First fit: a later, smaller candidate can still fit after a larger one did not.
 
+    It assumes the rules before it did not decide the candidate: it passed the provenance gate,
+    and neither [`expiry`][harnessbook.context_packet.rules.expiry] nor [`conflict`][harnessbook.context_packet.rules.conflict] applied (so it is fresh, and not a summary that
+    contradicts fresh current direct evidence). It checks only the size against ``remaining``:
+    given an expired candidate that fits, it selects it.
+
     Args:
-        candidate: A validated candidate that passed the provenance gate.
+        candidate: A validated candidate that passed the provenance gate and that neither
+            [`expiry`][harnessbook.context_packet.rules.expiry] nor [`conflict`][harnessbook.context_packet.rules.conflict] decided.
         remaining: The budget units left before this decision.
 
     Returns:
@@ -262,8 +286,15 @@ def pointer(candidate: Candidate, remaining: int) -> PointerItem | None:
     The pointer records where the item lives and what loading it would take; the builder
     never reads the reference.
 
+    It assumes the rules before it did not decide the candidate: it passed the provenance gate,
+    neither [`expiry`][harnessbook.context_packet.rules.expiry] nor [`conflict`][harnessbook.context_packet.rules.conflict] applied, and [`budget_fit`][harnessbook.context_packet.rules.budget_fit] did not select it
+    (so it is fresh and larger than ``remaining``). It checks only the reference: given an
+    expired candidate it returns a pointer whose ``freshness`` is ``expired``, and given one that
+    fits, a pointer whose ``requiresUnits`` is not above its ``availableUnits``.
+
     Args:
-        candidate: A validated candidate that passed the provenance gate.
+        candidate: A validated candidate that passed the provenance gate and that none of
+            [`expiry`][harnessbook.context_packet.rules.expiry], [`conflict`][harnessbook.context_packet.rules.conflict] and [`budget_fit`][harnessbook.context_packet.rules.budget_fit] decided.
         remaining: The budget units left before this decision.
 
     Returns:
@@ -299,8 +330,14 @@ def over_budget(candidate: Candidate, remaining: int) -> ExcludedItem:
 
     Chapter: [over budget][rule-over-budget], the last rule of step 4 on the rules page.
 
+    It assumes no earlier rule decided the candidate: it passed the provenance gate, neither
+    [`expiry`][harnessbook.context_packet.rules.expiry] nor [`conflict`][harnessbook.context_packet.rules.conflict] applied, it does not fit ``remaining`` and it has no non-blank
+    ``reference`` ([`budget_fit`][harnessbook.context_packet.rules.budget_fit] and [`pointer`][harnessbook.context_packet.rules.pointer] returned ``None``). It checks none of
+    this: whatever candidate it is given, it returns an ``over_budget`` entry.
+
     Args:
-        candidate: A validated candidate that passed the provenance gate.
+        candidate: A validated candidate that passed the provenance gate and that none of
+            [`expiry`][harnessbook.context_packet.rules.expiry], [`conflict`][harnessbook.context_packet.rules.conflict], [`budget_fit`][harnessbook.context_packet.rules.budget_fit] and [`pointer`][harnessbook.context_packet.rules.pointer] decided.
         remaining: The budget units left before this decision.
 
     Returns:

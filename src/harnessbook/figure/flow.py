@@ -34,9 +34,12 @@ _FLOW: dict[str, dict[str, Any]] = {
             "→ history-summary → reference",
         ),
         "each": "4 对每个候选：第一条适用的规则决定它",
+        # The rule column is wider than the English one: a condition is one line, and Chinese
+        # characters are all a full em (the conflict's is 12 of them, 144 units at size 12).
+        "rule_width": 160,
         "rules": {
             "expiry": ("已过期", ["excluded", "若为当前直接证据，", "另加 refresh"]),
-            "conflict": ("与新鲜直接证据冲突", ["excluded + refresh", "那条证据须是当前的"]),
+            "conflict": ("与新鲜的当前直接证据冲突", ["excluded + refresh"]),
             "budget_fit": ("放得进剩余预算", ["selected"]),
             "pointer": ("有非空白 reference", ["pointer"]),
             "over_budget": ("以上都不适用", ["excluded"]),
@@ -63,6 +66,7 @@ _FLOW: dict[str, dict[str, Any]] = {
             "→ history-summary → reference",
         ),
         "each": "4 Each candidate: the first rule that applies",
+        "rule_width": 136,
         "rules": {
             "expiry": ("expired", ["excluded", "+ refresh if it is current", "direct evidence"]),
             "conflict": (
@@ -154,7 +158,7 @@ def render_rules_flow(lang: Lang = "zh") -> str:
     top = y
     svg.text(PAD + 8, y + 17, flow["each"], bold=True)
     y += 26
-    rule_x, rule_w = PAD + 8, 136
+    rule_x, rule_w = PAD + 8, flow["rule_width"]
     out_x = rule_x + rule_w + 16
     out_w = WIDTH - PAD - 8 - out_x
     for rule in (rule for rule in RULES if rule != "provenance_gate"):

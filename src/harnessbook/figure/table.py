@@ -141,7 +141,7 @@ def render_problems(problems: Sequence[str], lang: Lang = "zh", total: int | Non
         >>> from harnessbook.figure import render_problems
         >>> print(render_problems(["$.budgetUnits: must be an integer greater than 0, got 0 (integer)"], "en"))
         <div class="hb-problems">
-        <p>The builder refused this request (InvalidRequestError) with 1 problem, each after its JSON path:</p>
+        <p>The builder refused this request (InvalidRequestError) with 1 problem, shown after its JSON path:</p>
         <ol>
         <li><code>$.budgetUnits</code> must be an integer greater than 0, got 0 (integer)</li>
         </ol>
@@ -168,7 +168,7 @@ def render_problems(problems: Sequence[str], lang: Lang = "zh", total: int | Non
     if more:
         shown.pop()
     count = total if total is not None else len(shown) + (int(more[1]) if more else 0)
-    intro = words["problems_intro"].format(n=count, problems="problem" if count == 1 else "problems")
+    intro = words["problems_intro_one"] if count == 1 else words["problems_intro"].format(n=count)
     out = ['<div class="hb-problems">', f"<p>{_esc(intro)}</p>", "<ol>"]
     for problem in shown:
         path, message = _split_problem(str(problem))
