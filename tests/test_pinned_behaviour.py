@@ -353,17 +353,10 @@ def test_without_a_stdout_argument_the_output_is_utf8(monkeypatch):
 
 
 class ClosedPipe(io.StringIO):
-    """A standard output whose reader has gone away."""
-
-    def __init__(self, fd: int) -> None:
-        super().__init__()
-        self.fd = fd
+    """A standard output whose reader has gone away (no descriptor: it is written as a stream)."""
 
     def write(self, text: str) -> int:
         raise BrokenPipeError(errno.EPIPE, "Broken pipe")  # 64 on emscripten, 32 on Linux
-
-    def fileno(self) -> int:
-        return self.fd
 
 
 def blocked_request_file(tmp_path: Path) -> str:
@@ -373,6 +366,22 @@ def blocked_request_file(tmp_path: Path) -> str:
     path = tmp_path / "blocked.json"
     path.write_text(json.dumps(blocked), encoding="utf-8")
     return str(path)
+
+
+def test_a_failing_stand_in_for_stdout_leaves_descriptor_1_alone(monkeypatch):
+    """A ``sys.stdout`` a caller put in place of the interpreter's own (``redirect_stdout``)
+    fails alone: the process's file descriptor 1 is not pointed at /dev/null (everything the
+    caller printed afterwards was lost)."""
+    before = os.fstat(1)
+    for stand_in in (ClosedPipe(), FullDisk()):
+        monkeypatch.setattr("sys.stdout", stand_in)
+        main(["demo"], stderr=io.StringIO())
+        assert os.path.samestat(os.fstat(1), before)
+    closed = io.StringIO()
+    closed.close()
+    monkeypatch.setattr("sys.stdout", closed)
+    assert main(["demo"], stderr=io.StringIO()) == 74
+    assert os.path.samestat(os.fstat(1), before)
 
 
 @pytest.mark.parametrize(("command", "verdict"), [(["demo"], 0), (["build"], 4)], ids=["ready", "blocked"])
@@ -386,7 +395,9 @@ def test_a_reader_that_stops_early_keeps_the_verdict_and_stdout_points_at_devnul
     fd = os.open(path, os.O_WRONLY | os.O_CREAT)
     saved = os.dup(1)
     try:
-        monkeypatch.setattr("sys.stdout", ClosedPipe(fd))
+        pipe = ClosedPipe()
+        monkeypatch.setattr("sys.stdout", pipe)
+        monkeypatch.setattr("sys.__stdout__", pipe)  # as the interpreter's own standard output
         err = io.StringIO()
         assert main(argv, stderr=err) == verdict
         assert err.getvalue() == ""
@@ -404,7 +415,7 @@ def test_a_closed_output_given_as_an_argument_is_left_alone(tmp_path):
     """The caller's own stream is never redirected: only the process's standard output is."""
     before = os.fstat(1)
     err = io.StringIO()
-    assert main(["build", blocked_request_file(tmp_path)], stdout=ClosedPipe(1), stderr=err) == 4
+    assert main(["build", blocked_request_file(tmp_path)], stdout=ClosedPipe(), stderr=err) == 4
     assert err.getvalue() == ""
     after = os.fstat(1)
     assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
@@ -420,7 +431,7 @@ class FullDisk(ClosedPipe):
 def test_an_output_that_cannot_be_written_exits_74_with_one_line():
     """Mutants: the EPIPE test widened to every OSError, or the stderr line changed."""
     err = io.StringIO()
-    assert main(["demo"], stdout=FullDisk(1), stderr=err) == 74
+    assert main(["demo"], stdout=FullDisk(), stderr=err) == 74
     assert err.getvalue() == "harnessbook: cannot write standard output: No space left on device\n"
 
 

@@ -791,7 +791,11 @@ def _parser(stdout: TextIO | None = None, stderr: TextIO | None = None) -> argpa
 
 def _quiet_stdout() -> None:
     # Point file descriptor 1 at /dev/null so the interpreter's last flush of what is still
-    # buffered cannot fail again, with an "Exception ignored" message, at exit.
+    # buffered cannot fail again, with an "Exception ignored" message, at exit. Only when the
+    # stream that failed is the interpreter's own: a sys.stdout a caller put in its place
+    # (contextlib.redirect_stdout) failed alone, and descriptor 1 is still the process's.
+    if sys.stdout is not sys.__stdout__:
+        return
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
@@ -811,8 +815,8 @@ def main(
 
     Without ``stdout``, ``main`` is the command itself and acts on the process: it sets
     ``sys.stdout`` (and, without ``stderr``, ``sys.stderr``) to UTF-8; when standard output
-    fails, it points file descriptor 1 at ``/dev/null`` (so nothing fails again at exit) and
-    returns its code; when Ctrl-C stops it, it does the same and then ends the process by SIGINT,
+    fails, it points file descriptor 1 at ``/dev/null`` (so nothing fails again at exit; only
+    when ``sys.stdout`` is the interpreter's own, ``sys.__stdout__``) and returns its code; when Ctrl-C stops it, it does the same and then ends the process by SIGINT,
     as Python does on a Ctrl-C nobody caught (a shell reports 130; where there are no POSIX
     signals it returns 130).
     A program that calls it in-process passes the streams it reads (``stdin``, ``stdout``,
