@@ -152,7 +152,7 @@ def expiry(candidate: Candidate) -> tuple[ExcludedItem, RefreshItem | None] | No
     Chapter: [expiry][rule-expiry], the first rule of step 4 on the rules page.
 
     As the first rule of step 4 it assumes only that the candidate passed the provenance gate,
-    which it does not check: a refresh entry copies ``source`` and ``capturedAt`` as they are.
+    which it does not check: a refresh record copies ``source`` and ``capturedAt`` as they are.
 
     Args:
         candidate: A validated candidate that passed the provenance gate.

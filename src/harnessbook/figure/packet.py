@@ -86,7 +86,7 @@ def render_svg(result: Mapping[str, Any], lang: Lang = "zh") -> str:
     see are drawn together, unnumbered), then the unused
     remainder; below it one list each of the selected items (id and units), the pointers (the
     units they require and the units that were available), the excluded items with their
-    reason, the refresh entries and the unknowns. Lists longer than [`MAX_ROWS`][harnessbook.figure.MAX_ROWS]
+    reason, the refresh records and the unknowns. Lists longer than [`MAX_ROWS`][harnessbook.figure.MAX_ROWS]
     end with a count of the rest.
 
     Args:
