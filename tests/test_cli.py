@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -1139,3 +1140,25 @@ def test_a_standard_output_put_in_place_of_the_interpreters_is_written_through(m
     data = path.read_bytes()
     assert data.count(b"\r\n") == data.count(b"\n") > 10
     assert json.loads(data) == load_schema("error")
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_the_input_bytes_are_freed_once_decoded(tmp_path: Path, source: str):
+    """While json reads the request, the bytes it was decoded from are not held as well: at the
+    peak there are the text and the value read from it, two sizes of the input, not three (up to
+    --max-bytes, 64 MiB, more)."""
+    size = 4_000_000
+    path = tmp_path / "padded.json"
+    path.write_text(json.dumps({"padding": "x" * size}), encoding="utf-8")
+    stdin = io.TextIOWrapper(io.BytesIO(path.read_bytes()), encoding="utf-8")
+    tracemalloc.start()
+    try:
+        if source == "file":
+            code = main(["build", str(path)], stdout=io.StringIO(), stderr=io.StringIO())
+        else:
+            code = main(["build", "-"], stdin=stdin, stdout=io.StringIO(), stderr=io.StringIO())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == EXIT_CODES["invalid_request"]  # read, then refused: padding is no key
+    assert peak < 2.5 * size, f"{peak / size:.2f} times the input at the peak"

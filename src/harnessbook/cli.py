@@ -351,7 +351,11 @@ def _first_repeat(root: Any, found: dict[int, tuple[dict[str, Any], str]]) -> st
     raise AssertionError("a repeated key was read but is not in the document")  # pragma: no cover
 
 
-def _parse(data: bytes) -> Any:
+def _parse(held: list[bytes]) -> Any:
+    """The one JSON request in the bytes ``held`` holds, which it empties: the caller keeps no
+    reference to them, so they are freed as soon as they are decoded (up to --max-bytes of
+    memory that json's objects can use instead)."""
+    data = held.pop()
     for name, bom in (
         ("UTF-32", codecs.BOM_UTF32_LE),
         ("UTF-32", codecs.BOM_UTF32_BE),
@@ -546,7 +550,9 @@ def _read(name: str, stdin: TextIO | None, max_bytes: int) -> Any:
                 raise _Unreadable(f": {_reason(error)}", head="cannot read ") from None
         if len(data) > max_bytes:
             raise _Unreadable(f"is larger than {max_bytes} bytes, the limit (raise it with --max-bytes)")
-        return _parse(data)  # json's objects take several times the text's size
+        held = [data]
+        del data  # json's objects take several times the text's size: _parse frees the bytes
+        return _parse(held)
     except MemoryError:
         raise _Unreadable(_TOO_LARGE) from None
 
