@@ -605,6 +605,15 @@ def test_c1_controls_and_del_are_escaped_in_the_output():
         (b"", "is empty"),
         (b"\xef\xbb\xbf", "is empty"),  # a byte-order mark alone
         (b" \r\n\t\n", "holds only white space"),
+        # A second byte-order mark is no white space: named as in front of a JSON text.
+        (
+            b"\xef\xbb\xbf\xef\xbb\xbf",
+            "is not JSON: a byte-order mark (U+FEFF) before the JSON text (line 1, column 1)",
+        ),
+        (
+            b"\xef\xbb\xbf\xef\xbb\xbf \n",
+            "is not JSON: a byte-order mark (U+FEFF) before the JSON text (line 1, column 1)",
+        ),
     ],
 )
 def test_an_empty_input_is_called_empty(stdin, said):

@@ -497,8 +497,10 @@ def _build_read(request: Any) -> Any:
         raise
 
 
-_BLANK = re.compile("\ufeff?[ \t\r\n]*")
-"""A text with no JSON value at all (JSON's white space, after a byte-order mark if any)."""
+_BLANK = re.compile("[ \t\r\n]*")
+"""A text with no JSON value at all: JSON's white space alone (a byte-order mark is none: a text
+that still starts with one, a second one in a file or a text given to the playground, is named
+as such by the JSON error)."""
 _READ_CHUNK = 1 << 20
 _TOO_LARGE = "is too large to hold in memory (lower --max-bytes to refuse it sooner)"
 _Piece = TypeVar("_Piece", bytes, str)
