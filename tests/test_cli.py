@@ -708,16 +708,41 @@ def test_the_tables_the_package_reads_are_read_only():
     assert TIERS == {"constraint": 1, "direct-evidence": 1, "history-summary": 2, "reference": 3}
 
 
-def test_a_usage_error_quoting_an_argument_that_is_not_utf8_is_still_said():
-    """reconfigure() makes standard error strict unless told otherwise: argparse's message about
-    an argument of undecodable bytes (a lone surrogate) was dropped, leaving the usage line."""
-    done = subprocess.run(
-        [sys.executable, "-m", "harnessbook", "demo", os.fsdecode(b"\xff")], capture_output=True, check=False
-    )
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["demo", b"\xff"], "harnessbook: error: unrecognized arguments: \\xff"),
+        (
+            ["schema", b"\xff"],
+            "argument name: no schema is named '\\xff' (choose from error, request, result)",
+        ),
+        (
+            ["schema", b"a\\\xff"],
+            "argument name: no schema is named 'a\\\\\\xff' (choose from error, request, result)",
+        ),
+        (
+            ["schema", b"\\udcff"],
+            "argument name: no schema is named '\\\\udcff' (choose from error, request, result)",
+        ),
+        (
+            ["build", "--max-bytes", b"\xff", "-"],
+            "argument --max-bytes: not a whole number of bytes: '\\xff'",
+        ),
+        (
+            ["build", "--format", b"\xfe", "-"],
+            "argument --format: invalid choice: '\\xfe' (choose from json, svg)",
+        ),
+    ],
+)
+def test_a_usage_error_shows_an_argument_that_is_not_utf8_by_its_bytes(argv, said):
+    """An argument of bytes that are not UTF-8 reaches Python as lone surrogates (POSIX): a usage
+    error quoting one is still said (reconfigure() made standard error strict, and argparse's
+    message was dropped), and shows the bytes as they are (\\xff), as a file name's are, not
+    as the surrogate no one typed (\\udcff). A typed backslash stays a backslash."""
+    args = [os.fsdecode(a) if isinstance(a, bytes) else a for a in argv]
+    done = subprocess.run([sys.executable, "-m", "harnessbook", *args], capture_output=True, check=False)
     assert done.returncode == 64
-    assert done.stderr.decode("utf-8", "replace").endswith(
-        "harnessbook: error: unrecognized arguments: \\udcff\n"
-    )
+    assert done.stderr.decode("utf-8").splitlines()[-1].endswith(said)
 
 
 # --------------------------------------------------------------------------- found by an adversarial review

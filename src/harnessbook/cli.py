@@ -647,8 +647,29 @@ def _build(args: argparse.Namespace, stdin: TextIO | None, stderr: TextIO | None
 
 
 _SURROGATE_ESCAPES = re.compile("[\udc80-\udcff]")
-"""How Python reads a byte of a POSIX file name that the locale's encoding cannot decode
-(``surrogateescape``): U+DC80 to U+DCFF stand for the bytes 0x80 to 0xFF."""
+"""How Python reads a byte of a POSIX file name or argument that the locale's encoding cannot
+decode (``surrogateescape``): U+DC80 to U+DCFF stand for the bytes 0x80 to 0xFF."""
+_REPR_SURROGATE_ESCAPES = re.compile(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])")
+"""The same characters as ``repr`` writes them (``\\udcff``), not after an escaped backslash."""
+
+
+def _as_byte(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()) - 0xDC00:02x}"
+
+
+def _undecoded_bytes(text: str) -> str:
+    """``text`` with each byte the locale could not decode shown as the byte it is (``\\xff``),
+    where Python reads such bytes as lone surrogates (POSIX); elsewhere ``text`` itself."""
+    return _SURROGATE_ESCAPES.sub(_as_byte, text) if os.name == "posix" else text
+
+
+def _argument(text: str, width: int) -> str:
+    """An argument as a usage error quotes it: its ``repr`` on one line, cut to ``width``, with
+    the bytes that are not UTF-8 shown as bytes (``'\\xff'``, not ``'\\udcff'``) on POSIX."""
+    shown = _cut(_printable(repr(text)), width)
+    if os.name == "posix":
+        shown = _REPR_SURROGATE_ESCAPES.sub(lambda match: f"{match.group(1)}\\x{match.group(2)}", shown)
+    return shown
 
 
 def _file_name(name: str) -> str:
@@ -656,16 +677,13 @@ def _file_name(name: str) -> str:
     fixed width, and quoted when it is empty or has spaces or quotes at its ends. Bytes of the
     name that are not UTF-8 (which Python reads from the command line as lone surrogates) are
     shown as the bytes they are (``\\xff``), so that the name can be found."""
-    if os.name == "posix":  # elsewhere names are not bytes, and nothing is escaped this way
-        name = _SURROGATE_ESCAPES.sub(lambda match: f"\\x{ord(match.group()) - 0xDC00:02x}", name)
-    shown = _cut(_printable(name), 120)
+    shown = _cut(_printable(_undecoded_bytes(name)), 120)
     return f'"{shown}"' if not shown or shown != shown.strip(" '\"") else shown
 
 
 def _max_bytes(text: str) -> int:
-    shown = _cut(text, 40)
     if not re.fullmatch("[0-9]+", text):  # int() also takes "5_000", " 5000 " and other scripts' digits
-        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {shown!r}")
+        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {_argument(text, 42)}")
     digits = text.lstrip("0") or "0"
     # More bytes than any file or pipe holds is no limit at all: such a number is read as the
     # largest size (and never converted whole, which Python refuses past 4,300 digits, a limit
@@ -682,9 +700,7 @@ def _schema_name(text: str) -> str:
     # or not): the book's pages show the message, so it is the package's own.
     if text not in SCHEMA_FILES:
         names = ", ".join(sorted(SCHEMA_FILES))
-        raise argparse.ArgumentTypeError(
-            f"no schema is named {_cut(_printable(repr(text)), 60)} (choose from {names})"
-        )
+        raise argparse.ArgumentTypeError(f"no schema is named {_argument(text, 60)} (choose from {names})")
     return text
 
 
@@ -720,8 +736,9 @@ class _Parser(argparse.ArgumentParser):
         # output when standard error is closed.
         # argparse quotes a wrong argument as it is (``unrecognized arguments: ...``): its
         # control and bidi characters are escaped, so the message stays one line, in order.
+        # Bytes that are not UTF-8 are shown as bytes (``unrecognized arguments: \\xff``).
         _say(self.err, self.format_usage().rstrip("\n"))
-        self.exit(2, f"{self.prog}: error: {_printable(message)}\n")
+        self.exit(2, f"{self.prog}: error: {_printable(_undecoded_bytes(message))}\n")
 
     def print_help(self, file: SupportsWrite[str] | None = None) -> None:
         self._print_message(self.format_help())
@@ -733,7 +750,7 @@ class _Parser(argparse.ArgumentParser):
         if action.choices is not None and value not in action.choices:
             choices = ", ".join(map(str, action.choices))
             raise argparse.ArgumentError(
-                action, f"invalid choice: {_cut(_printable(repr(value)), 60)} (choose from {choices})"
+                action, f"invalid choice: {_argument(value, 60)} (choose from {choices})"
             )
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
