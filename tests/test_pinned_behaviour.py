@@ -489,6 +489,21 @@ def test_a_value_is_shown_as_json_with_its_json_type(value, shown):
             id="not-a-real-time",
         ),
         pytest.param(
+            "0000-02-29",
+            "is in the year 0000: RFC 3339 allows it, but only the years 0001 to 9999 are accepted",
+            id="the-year-0000",
+        ),
+        pytest.param(
+            "0000-12-31T23:59:60Z",
+            "is in the year 0000: RFC 3339 allows it, but only the years 0001 to 9999 are accepted",
+            id="the-year-0000-at-a-leap-second",
+        ),
+        pytest.param(
+            "0000-02-30",
+            "has the RFC 3339 shape but is not a real calendar date or time of day",
+            id="the-year-0000-and-no-such-day",
+        ),
+        pytest.param(
             " yesterday",
             "must be an RFC 3339 date (2026-07-15) or date-time with a time zone (2026-07-15T09:30:00Z)",
             id="padded-and-not-a-date",

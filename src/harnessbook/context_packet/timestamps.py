@@ -73,6 +73,10 @@ def _timestamp_problem(text: str) -> str:
         and _is_timestamp(text[: match.start(6)] + "59" + text[match.end(6) :])
     ):
         return "has a leap second that is not 23:59:60 in UTC (RFC 3339 allows no other)"
-    if match is not None or _FULL_DATE.match(text):
+    # Only the year is wrong when the same text in 2000 is valid (a leap year, as 0000 is).
+    date = match or _FULL_DATE.match(text)
+    if date is not None and date.group(1) == "0000" and _is_timestamp("2000" + text[4:]):
+        return "is in the year 0000: RFC 3339 allows it, but only the years 0001 to 9999 are accepted"
+    if date is not None:
         return "has the RFC 3339 shape but is not a real calendar date or time of day"
     return "must be an RFC 3339 date (2026-07-15) or date-time with a time zone (2026-07-15T09:30:00Z)"
