@@ -12,6 +12,8 @@ codes, fuzzing).
 
 from __future__ import annotations
 
+import array
+import collections
 import contextlib
 import copy
 import datetime as dt
@@ -209,6 +211,64 @@ def test_values_are_cut_to_a_fixed_width_and_shown_in_bounded_time() -> None:
         assert len(shown) <= SHOWN_WIDTH, shown
     # Bounded work too: no value is encoded in full before it is cut (the 10^7-character
     # budget alone would take 10 MB).
+    assert peak < 100_000, peak
+
+
+class Items(list[int]):
+    pass
+
+
+class Pairs(tuple[int, ...]):
+    pass
+
+
+class Text(str):
+    pass
+
+
+def huge_values() -> Iterator[Any]:
+    """Values whose ``repr`` is megabytes long: of built-in types that are not JSON, and
+    subclasses of built-in types (the standard library's among them)."""
+    yield pytest.param(lambda: bytes(10**7), "b'\\x00\\x00", id="bytes")
+    yield pytest.param(lambda: bytearray(10**7), "bytearray(b'\\x00", id="bytearray")
+    yield pytest.param(lambda: Items(range(10**6)), "Items([0, 1, 2", id="list-subclass")
+    yield pytest.param(lambda: Pairs(range(10**6)), "Pairs((0, 1, 2", id="tuple-subclass")
+    yield pytest.param(
+        lambda: OrderedDict.fromkeys(range(10**5)), "OrderedDict({0: null, 1: null", id="ordered-dict"
+    )
+    yield pytest.param(lambda: collections.Counter(range(10**5)), "Counter({0: 1, 1: 1", id="counter")
+    yield pytest.param(
+        lambda: collections.defaultdict(list, {n: [] for n in range(10**5)}),
+        "defaultdict(<class 'list'>, {0: [], 1: []",
+        id="defaultdict",
+    )
+    yield pytest.param(lambda: array.array("b", bytes(10**7)), "array('b', [0, 0, 0", id="array")
+    code = "w" if sys.version_info >= (3, 13) else "u"  # "u" is deprecated from 3.13 on
+    yield pytest.param(
+        lambda: array.array(code, "x" * 10**7), f"array('{code}', \"xxx", id="array-of-characters"
+    )
+    yield pytest.param(lambda: dict.fromkeys(range(10**5)).keys(), "dict_keys([0, 1, 2", id="dict-keys")
+    yield pytest.param(lambda: [Text("\0" * 10**7)], '[Text("\\u0000\\u0000', id="str-subclass-in-a-list")
+
+
+@pytest.mark.parametrize(("make", "start"), list(huge_values()))
+def test_a_huge_value_that_is_not_json_is_shown_without_its_repr(make: Any, start: str) -> None:
+    """Showing a value takes memory bounded by the shown width, whatever its type: bytes of
+    10^7 took 380 MB and a second each (their repr, made twice); the first characters are shown
+    from the value's data, never from its repr, once."""
+    value = make()
+    request: Any = seed_request()
+    request["budgetUnits"] = value
+    request["candidates"][0][value if isinstance(value, bytes) else "extra"] = 1  # a key too
+    gc.collect()
+    tracemalloc.start()
+    try:
+        problems = problems_of(request).problems
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    shown = problems[0].split(", got ", 1)[1].rsplit(" (", 1)[0]
+    assert shown.startswith(start) and shown.endswith("...") and len(shown) == SHOWN_WIDTH, shown
     assert peak < 100_000, peak
 
 

@@ -12,8 +12,8 @@ from harnessbook.context_packet.errors import (
     _got,
     _Problems,
     _RepeatedKey,
-    _repr,
     _shown,
+    _shown_key,
 )
 from harnessbook.context_packet.request import Candidate
 
@@ -50,7 +50,7 @@ def _check_unknown_keys(
             hint = f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(allowed)})"
             problems.append(f"{_child(path, key)}: unknown key{hint}")
         else:
-            problems.append(f"{path}: key {_repr(key)} is not a string; JSON object keys are strings")
+            problems.append(f"{path}: key {_shown_key(key)} is not a string; JSON object keys are strings")
 
 
 def _check_non_blank_string(obj: dict[str, Any], key: str, path: str, problems: _Problems) -> None:

@@ -5,15 +5,25 @@ caller data: they are shown short (cut to a fixed width), as JSON where possible
 whatever characters they hold, and never raise while being shown. However large or broken a
 request is, the report stays bounded: the first [`MAX_PROBLEMS`][harnessbook.context_packet.errors.MAX_PROBLEMS]
 problems are kept and the rest are counted.
+
+Showing a value takes work and memory bounded by the shown width, not by the value: a string
+or a container is cut before it is encoded. A value that is not JSON but of a built-in type
+(``bytes``, a tuple, a set) or of a subclass of one (``OrderedDict``, ``Counter``, a ``str`` or
+``list`` subclass, an ``IntEnum`` member) is shown from its data, its items as JSON, the way
+Python writes the built-in type, with the subclass's name: ``b'\\x00'``, ``("a", 1)``,
+``Items([1, 2])``, ``OrderedDict({"a": 1})``, ``Color(1)``; its ``__repr__`` never runs. Only an
+object of any other class is shown by its ``__repr__``, cut: nothing else can show it, and a
+repr that is itself huge costs what it costs to make.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections import deque
+from array import array
+from collections import OrderedDict, defaultdict, deque
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 __all__ = ["InvalidRequestError", "Problem", "MAX_PROBLEMS", "SHOWN_WIDTH", "KEY_WIDTH"]
 
@@ -215,7 +225,7 @@ def _render(value: object, budget: int, depth: int = 0) -> str:
     Work is bounded by the budget, not by the size of the value: long strings are cut before
     they are encoded, containers stop after the items that fit, huge integers are described.
     A budget used up (a long key leaves its value none) counts as nothing left, not as a slice
-    from the end of the string.
+    from the end of the string. A value that is not JSON is shown as `_render_python` says.
     """
     budget = max(budget, 0)
     kind = type(value)
@@ -231,33 +241,126 @@ def _render(value: object, budget: int, depth: int = 0) -> str:
         return repr(value)
     if depth > 20:
         return "..."
-    if kind is list or kind is tuple:  # a tuple is not JSON, but its repr is not bounded
-        parts = _render_items(value, budget, depth)  # type: ignore[arg-type]
-        if kind is tuple and len(parts) == 1 and parts[0] != "...":
-            return f"({parts[0]},)"  # as Python writes a one-item tuple
-        return ("[" if kind is list else "(") + ", ".join(parts) + ("]" if kind is list else ")")
-    if kind is set or kind is frozenset or kind is deque:
-        # Not JSON either, and their repr renders every item first: shown as Python writes
-        # them, as far as the budget goes. Iterating these built-in types runs no caller code.
-        parts = _render_items(value, budget, depth)  # type: ignore[arg-type]
-        if kind is deque:
-            bound = value.maxlen  # type: ignore[attr-defined]
-            return "deque([" + ", ".join(parts) + "]" + ("" if bound is None else f", maxlen={bound}") + ")"
-        inner = "{" + ", ".join(parts) + "}" if parts else ""
-        return inner if kind is set and parts else f"{kind.__name__}({inner})"
+    if kind is list:
+        return "[" + ", ".join(_render_items(value, budget, depth)) + "]"  # type: ignore[arg-type]
     if kind is dict:
-        parts = []
-        used = 1
-        for key, item in value.items():  # type: ignore[attr-defined]
-            if used > budget:
-                parts.append("...")
-                break
-            shown_key = _render(key, budget - used, depth + 1) if type(key) is str else _repr(key)
-            part = f"{shown_key}: {_render(item, budget - used - len(shown_key), depth + 1)}"
-            parts.append(part)
-            used += len(part) + 2
-        return "{" + ", ".join(parts) + "}"
-    return _repr(value)
+        return _render_dict(dict.items(value), budget, depth)  # type: ignore[arg-type]
+    return _render_python(value, kind, budget, depth)
+
+
+_ARRAY_TEXT_CODES = frozenset("uw")  # an array of characters: Python writes it as its text
+_DICT_VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
+_SHOWN_BY_DATA: tuple[type, ...] = (
+    str,
+    int,
+    float,
+    bytes,
+    bytearray,
+    list,
+    tuple,
+    dict,
+    set,
+    frozenset,
+    deque,
+    array,
+    *_DICT_VIEWS,
+)
+"""The built-in types that a value is shown from the data of, never by its ``__repr__``: a type
+derives from at most one of them (their layouts cannot be combined)."""
+
+
+def _render_python(value: object, kind: type, budget: int, depth: int) -> str:
+    """A value that is not JSON, shown as Python writes it, bounded like `_render`.
+
+    A value of a built-in data type, or of a subclass of one (``OrderedDict``, ``Counter``,
+    ``defaultdict``, an ``IntEnum`` member, a ``str`` or ``list`` subclass), is shown from its
+    data, read with the built-in type's own methods, as far as the budget goes: its
+    ``__repr__`` never runs, since it would render all of the value first, and no caller code
+    runs but the ``__repr__`` of the items shown. Its items are rendered like any value (a
+    string in JSON quotes); ``tuple``, ``set``, ``frozenset``, ``deque``, ``bytes``,
+    ``bytearray``, ``array`` and dict views are written as Python writes them. A subclass is
+    written as its type's name around how its built-in type is written, ``L([1, 2])``,
+    ``OrderedDict({"a": 1})``, ``Color(1)``, or with its name in place of the built-in type's,
+    as Python does for ``S({1})``, ``S()``, ``defaultdict(<class 'list'>, {})``,
+    ``D([1], maxlen=3)``. A ``Counter`` shows its items in the order it holds them, not by count.
+
+    Anything else is shown by its ``__repr__``, which is all that can show it: it runs once, and
+    what it returns is cut (a repr that is itself huge costs what it costs to make).
+    """
+    base = next((data for data in _SHOWN_BY_DATA if issubclass(kind, data)), None)
+    if base is None:
+        return _repr(value)
+    data: Any = value  # read below only with the methods of ``base``, which it derives from
+    own = kind is base  # a built-in type, not a subclass: no name around it
+    name = kind.__name__[: SHOWN_WIDTH + 1]  # a caller's class may have any name
+    inner = budget if own else max(budget - len(name) - 2, 0)
+    text: str
+    if base is str:
+        text = _render(str.__getitem__(data, slice(0, inner + 1)), inner, depth)
+    elif base is int:
+        text = _render(int.__int__(data), inner, depth)
+    elif base is float:
+        text = _render(float.__float__(data), inner, depth)
+    elif base is bytes:
+        text = bytes.__repr__(bytes.__getitem__(data, slice(0, inner + 1)))
+    elif base is bytearray:
+        head = bytes(bytearray.__getitem__(data, slice(0, budget + 1)))
+        return f"{name}({bytes.__repr__(head)})"
+    elif base is list:
+        text = "[" + ", ".join(_render_items(list.__iter__(data), inner, depth)) + "]"
+    elif base is tuple:
+        parts = _render_items(tuple.__iter__(data), inner, depth)
+        one = len(parts) == 1 and parts[0] != "..."
+        text = f"({parts[0]},)" if one else "(" + ", ".join(parts) + ")"  # as Python writes a one-item tuple
+    elif base is dict:
+        items = OrderedDict.items(data) if issubclass(kind, OrderedDict) else dict.items(data)
+        if issubclass(kind, defaultdict):  # Python writes its default factory first
+            factory = _repr(vars(defaultdict)["default_factory"].__get__(data))
+            return f"{name}({factory}, {_render_dict(items, budget - len(name) - len(factory) - 4, depth)})"
+        text = _render_dict(items, inner, depth)
+    elif base is set or base is frozenset:
+        parts = _render_items(base.__iter__(data), budget, depth)
+        if kind is set and parts:
+            return "{" + ", ".join(parts) + "}"
+        return f"{name}({{{', '.join(parts)}}})" if parts else f"{name}()"
+    elif base is deque:
+        parts = _render_items(deque.__iter__(data), budget, depth)
+        bound = deque.maxlen.__get__(data)
+        return f"{name}([{', '.join(parts)}]" + ("" if bound is None else f", maxlen={bound}") + ")"
+    elif base is array:
+        code = array.typecode.__get__(data)
+        if not array.__len__(data):
+            return f"{name}({code!r})"
+        if code in _ARRAY_TEXT_CODES:
+            chars = array.tounicode(array.__getitem__(data, slice(0, budget + 1)))
+            return f"{name}({code!r}, {_render(chars, budget, depth)})"
+        return f"{name}({code!r}, [{', '.join(_render_items(array.__iter__(data), budget, depth))}])"
+    else:  # a view of a dict: keys, values or items (no caller code runs while iterating one)
+        return f"{name}([{', '.join(_render_items(iter(data), budget, depth))}])"
+    return text if own else f"{name}({text})"
+
+
+def _render_dict(items: Iterable[tuple[object, object]], budget: int, depth: int) -> str:
+    """The items of a dict, as JSON, until ``budget`` is used up (then ``...``)."""
+    parts = []
+    used = 1
+    for key, item in items:
+        if used > budget:
+            parts.append("...")
+            break
+        shown_key = _render_key(key, budget - used, depth + 1)
+        part = f"{shown_key}: {_render(item, budget - used - len(shown_key), depth + 1)}"
+        parts.append(part)
+        used += len(part) + 2
+    return "{" + ", ".join(parts) + "}"
+
+
+def _render_key(key: object, budget: int, depth: int) -> str:
+    """A key of a dict: a ``str`` as JSON; ``None``, ``True`` and ``False`` as Python writes them
+    (JSON has no such key, and ``null`` would read as a string key); anything else as a value."""
+    if key is None or type(key) is bool:
+        return repr(key)
+    return _render(key, budget, depth)
 
 
 def _render_items(items: Iterable[object], budget: int, depth: int) -> list[str]:
@@ -279,7 +382,17 @@ def _shown(value: object) -> str:
     try:
         text = _render(value, SHOWN_WIDTH)
     except Exception:  # a value from the caller may break in any way while shown
+        # (a caller's __repr__ of an item that changes the container being shown): repr, cut
         text = _repr(value)
+    return _cut(_printable(text))
+
+
+def _shown_key(key: object) -> str:
+    """A key of the request that is not a string, shown as `_render_key` shows a dict's key."""
+    try:
+        text = _render_key(key, SHOWN_WIDTH, 0)
+    except Exception:
+        text = _repr(key)
     return _cut(_printable(text))
 
 

@@ -10,8 +10,8 @@ from typing import cast
 from harnessbook.context_packet.errors import (
     _Foreign,
     _RepeatedKey,
-    _repr,
     _shown,
+    _shown_key,
     _type_name,
 )
 
@@ -81,8 +81,10 @@ def _plain(value: object, levels: int) -> object:
             return [_plain(item, levels - 1) for item in list.__iter__(cast(list[object], value))]
         if kind is list:
             return value
-    # Shown as a problem shows a value: a tuple, set, frozenset or deque item by item, only as
-    # far as is shown (its repr would render every item first).
+    # Shown as a problem shows a value, once: a value of a built-in data type or a subclass of
+    # one (bytes, a tuple, an OrderedDict, a list subclass too deep to copy) only as far as is
+    # shown, from its data (its repr would render all of it first); the walk of the copy shows
+    # this text again, and the walk of the original stopped before showing the value at all.
     return _Foreign(_shown(value), _type_name(value))
 
 
@@ -127,4 +129,4 @@ def _plain_key(key: object) -> object:
         return key
     if issubclass(type(key), str):
         return str.__str__(cast(str, key))
-    return _Foreign(_repr(key), _type_name(key))
+    return _Foreign(_shown_key(key), _type_name(key))

@@ -11,8 +11,9 @@ The first walk reads the request as it is given, so the methods of a caller's ``
 ``str`` subclass (``__eq__``, ``__hash__``, ``get``) may run. When a value is anything but a
 plain ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` or ``None`` (an ``IntEnum``
 budget, a ``str`` enum id), or when such a method raises, the request is copied into plain
-values (module ``plain``), and the copy is what is checked and built. Work and the report are
-bounded: see [`errors`][harnessbook.context_packet.errors].
+values (module ``plain``), and the copy is what is checked and built: the first walk stops at
+the first value that is not plain, before showing it, so that such a value is shown once, for
+the copy. Work and the report are bounded: see [`errors`][harnessbook.context_packet.errors].
 """
 
 from __future__ import annotations
@@ -178,20 +179,28 @@ def _validated(request: object) -> Any:
     """Validate ``request`` and return what to build from: the request itself when every value
     in it is a plain JSON value, else a plain copy of it (see `_plain`)."""
     try:
-        problems, plain = _walk(request)
-    except Exception:  # a caller's __eq__, __hash__ or __repr__ raised: check a plain copy
-        plain = False
-    if not plain:
+        problems = _walk(request, plain_only=True)
+    except Exception:  # a value is not plain, or a caller's __eq__, __hash__ or __repr__ raised
         request = _plain_request(request)
-        problems, _ = _walk(request)
+        problems = _walk(request, plain_only=False)
     if problems:
         raise problems.error()
     return request
 
 
+class _NotPlain(Exception):
+    """Stops the walk of a request as it was given at the first value that is not plain JSON:
+    the plain copy is checked instead, from the start, and shows that value once, not twice."""
+
+
 _LOOK_ALIKE_LENGTH = 256
 """The longest id the look-alike hint normalizes: NFC sorts a run of combining marks with an
 insertion sort, quadratic in the run (a 157 KB id took 12 s)."""
+
+_LOOK_ALIKE_BUDGET = 2**20
+"""How many characters of candidate ids not already in NFC form the look-alike hint normalizes
+in all, counted in input order: an id past them gets no hint. 60,000 ids of 256 combining marks
+out of canonical order took 5.5 s to normalize, against 0.16 s for building the valid request."""
 
 
 def _nfc(text: str) -> str | None:
@@ -202,21 +211,57 @@ def _nfc(text: str) -> str | None:
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
-def _walk(request: object) -> tuple[_Problems, bool]:
-    """Every problem of ``request``, and whether every value in it has a plain JSON type."""
+def _look_alikes(first_use: dict[str, int]) -> dict[str, tuple[int, ...]]:
+    """The NFC form of each id (up to :data:`_LOOK_ALIKE_LENGTH` characters) and the indexes of
+    the first two candidates whose ids have it (two: one of them may be the candidate whose
+    conflict is looked up). An id already in NFC form is its own form and costs only the check;
+    the others are normalized while :data:`_LOOK_ALIKE_BUDGET` lasts. Ids are taken in input
+    order, so the table is the same for the same request."""
+    table: dict[str, tuple[int, ...]] = {}
+    spent = 0
+    for cid, first in first_use.items():
+        if len(cid) > _LOOK_ALIKE_LENGTH:
+            continue
+        if cid.isascii() or unicodedata.is_normalized("NFC", cid):
+            form = cid
+        else:
+            spent += len(cid)
+            if spent > _LOOK_ALIKE_BUDGET:
+                continue
+            form = unicodedata.normalize("NFC", cid)
+        firsts = table.get(form, ())
+        if len(firsts) < 2:
+            table[form] = (*firsts, first)
+    return table
+
+
+def _walk(request: object, plain_only: bool) -> _Problems:
+    """Every problem of ``request``. With ``plain_only``, raises `_NotPlain` before it shows or
+    checks a value that does not have a plain JSON type (or holds one, as deep as it is
+    compared): such a request is walked as its plain copy."""
     problems = _Problems()
     if not isinstance(request, dict):
+        if plain_only and not _is_plain(request, 0):
+            raise _NotPlain
         problems.append(f"$: a request must be an object, {_got(request)}")
-        return problems, _is_plain(request, 0)
-    # Its keys too: a str subclass reads as one of the contract's keys, and may stand beside it.
-    plain = type(request) is dict and all(type(key) is str for key in request)
+        return problems
+    if plain_only and not (
+        type(request) is dict
+        and all(
+            # Its keys too: a str subclass reads as one of the contract's keys, and may stand beside it.
+            type(key) is str and (key in REQUEST_KEYS or _is_plain(value, 0))
+            for key, value in request.items()
+        )
+    ):
+        raise _NotPlain
     _check_unknown_keys(request, REQUEST_KEYS, "$", problems)
 
     if "taskAnchor" not in request:
         problems.append("$.taskAnchor: required key is missing")
     else:
         anchor = request["taskAnchor"]
-        plain = plain and _is_plain(anchor, 1)
+        if plain_only and not _is_plain(anchor, 1):
+            raise _NotPlain
         if not isinstance(anchor, dict):
             problems.append(f"$.taskAnchor: must be an object, {_got(anchor)}")
         else:
@@ -228,7 +273,8 @@ def _walk(request: object) -> tuple[_Problems, bool]:
         problems.append("$.budgetUnits: required key is missing")
     else:
         budget = request["budgetUnits"]
-        plain = plain and _is_plain(budget, 0)
+        if plain_only and not _is_plain(budget, 0):
+            raise _NotPlain
         if not _is_int(budget) or budget <= 0:
             problems.append(f"$.budgetUnits: must be an integer greater than 0, {_got(budget)}")
         elif budget > MAX_UNITS:
@@ -236,17 +282,13 @@ def _walk(request: object) -> tuple[_Problems, bool]:
 
     if "candidates" not in request:
         problems.append("$.candidates: required key is missing")
+    elif plain_only and not _is_plain(request["candidates"], 0):
+        raise _NotPlain
     elif not isinstance(request["candidates"], list):
         problems.append(f"$.candidates: must be an array, {_got(request['candidates'])}")
-        plain = plain and _is_plain(request["candidates"], 0)
     else:
-        candidates_plain = _check_candidates(request["candidates"], problems)
-        plain = plain and type(request["candidates"]) is list and candidates_plain
-
-    for key, value in request.items():
-        if key not in REQUEST_KEYS:
-            plain = plain and type(key) is str and _is_plain(value, 0)
-    return problems, plain
+        _check_candidates(request["candidates"], problems, plain_only)
+    return problems
 
 
 def _is_clean_candidate(candidate: object) -> bool:
@@ -304,17 +346,17 @@ def _is_clean_candidate(candidate: object) -> bool:
     return True
 
 
-def _check_candidates(candidates: list[Any], problems: _Problems) -> bool:
-    """Check every candidate, then the cross-field rules; return whether all were plain."""
+def _check_candidates(candidates: list[Any], problems: _Problems, plain_only: bool) -> None:
+    """Check every candidate, then the cross-field rules (`_NotPlain` as `_walk` says)."""
     first_use: dict[str, int] = {}
     declares_conflicts = False
-    plain = True
     for index, candidate in enumerate(candidates):
         if _is_clean_candidate(candidate):
             cid = candidate["id"]
             declares_conflicts = declares_conflicts or "conflictsWith" in candidate
         else:
-            plain = plain and _is_plain_candidate(candidate)
+            if plain_only and not _is_plain_candidate(candidate):
+                raise _NotPlain
             if problems.full:  # nothing more will be worded: count, quickly
                 problems.count(_candidate_problem_count(candidate))
             else:
@@ -332,39 +374,43 @@ def _check_candidates(candidates: list[Any], problems: _Problems) -> bool:
         else:
             first_use[cid] = index
     if not declares_conflicts:
-        return plain
+        return
     # Cross-field: a conflict must name another candidate of this request.
-    look_alikes: dict[str, int] | None = None  # NFC form -> first index, made on the first miss
+    look_alikes: dict[str, tuple[int, ...]] | None = None  # made on the first miss
     for index, candidate in enumerate(candidates):
         if not (isinstance(candidate, dict) and "conflictsWith" in candidate):
             continue
         value = candidate["conflictsWith"]
         if not isinstance(value, (str, list)):
             continue
+        own = candidate.get("id")
         for position, target in enumerate([value] if isinstance(value, str) else value):
             if not isinstance(target, str) or not target.strip():
                 continue
             at = f"$.candidates[{index}].conflictsWith" + ("" if isinstance(value, str) else f"[{position}]")
-            if target == candidate.get("id"):
+            if target == own:
                 problems.append(f"{at}: a candidate cannot conflict with itself")
             elif target not in first_use:
-                twin = None
+                hint = ""
                 written = None if problems.full else _nfc(target)
                 if written is not None:
                     if look_alikes is None:
-                        look_alikes = {}
-                        for cid, first in first_use.items():
-                            form = _nfc(cid)
-                            if form is not None:
-                                look_alikes.setdefault(form, first)
-                    twin = look_alikes.get(written)
+                        look_alikes = _look_alikes(first_use)
+                    twins = look_alikes.get(written, ())
+                    # The first look-alike that is not this candidate's own id (which a repeated
+                    # id shares with an earlier candidate), else its own id.
+                    mine = first_use.get(own) if isinstance(own, str) else None
+                    twin = next((first for first in twins if first != mine), None)
+                    if twin is not None:
+                        hint = (
+                            f" ($.candidates[{twin}].id looks the same but is written with other code points:"
+                            " ids are compared code point by code point)"
+                        )
+                    elif twins:
+                        hint = (
+                            " (this candidate's own id looks the same but is written with other code points:"
+                            " ids are compared code point by code point, and a candidate cannot conflict with itself)"
+                        )
                 problems.append(
-                    f"{at}: names {_shown(target)}, which is not a candidate id of this request"
-                    + (
-                        ""
-                        if twin is None
-                        else f" ($.candidates[{twin}].id looks the same but is written with other code points:"
-                        " ids are compared code point by code point)"
-                    )
+                    f"{at}: names {_shown(target)}, which is not a candidate id of this request{hint}"
                 )
-    return plain
