@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,6 +61,19 @@ class BuiltSite:
 
     path: Path
     log: str
+
+
+def book_config() -> dict[str, Any]:
+    """mkdocs.yml as the tests' local build reads it: without :data:`BUILD_VARIABLES`, whatever
+    the shell exports (its ``!ENV`` tags take their defaults, as in that build)."""
+    from mkdocs.utils.yaml import yaml_load
+
+    saved = {name: os.environ.pop(name) for name in BUILD_VARIABLES if name in os.environ}
+    try:
+        with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
+            return yaml_load(file)
+    finally:
+        os.environ.update(saved)
 
 
 def _input_files(names: Iterable[str], root: Path) -> Iterator[Path]:

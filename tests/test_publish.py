@@ -36,10 +36,9 @@ from typing import Any
 import pytest
 import yaml
 from mkdocs.exceptions import PluginError
-from mkdocs.utils.yaml import yaml_load
 
 from tests import soup
-from tests.conftest import PUBLISHED_ENV, cached_build
+from tests.conftest import PUBLISHED_ENV, book_config, cached_build
 from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,8 +52,8 @@ REPO = PUBLISHED_ENV["REPO_URL"]
 
 
 def default_site_url() -> str:
-    with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
-        return yaml_load(file)["site_url"]
+    """The site_url of the tests' local build (never one the shell exports: tests/conftest.py)."""
+    return str(book_config()["site_url"])
 
 
 # --------------------------------------------------------------------------- reading pages
@@ -189,7 +188,7 @@ def test_without_repo_url_no_repository_is_named(built_site):
 
 
 def test_default_build_follows_the_default_site_url(built_site):
-    site_url = default_site_url()  # whatever SITE_URL the shell exports (tests/conftest.py)
+    site_url = default_site_url()
     robots = (built_site.path / "robots.txt").read_text(encoding="utf-8")
     assert f"Sitemap: {site_url}sitemap.xml" in robots
     assert read_head(built_site.path / "en" / "index.html").canonical == site_url + "en/"

@@ -28,9 +28,9 @@ from urllib.parse import urljoin, urlparse
 
 import lxml.etree  # type: ignore[import-untyped]
 import pytest
-from mkdocs.utils.yaml import yaml_load
 
 from tests import soup
+from tests.conftest import book_config
 from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,8 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @cache
 def mkdocs_config() -> dict:
-    with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
-        return yaml_load(file)
+    return book_config()
 
 
 SITE_HOST = urlparse(mkdocs_config()["site_url"]).hostname

@@ -19,11 +19,11 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
-from mkdocs.utils.yaml import yaml_load
 
 from tests.browser.conftest import attach_log, require
 from tests.browser.serving import nginx_executable
 from tests.browser.test_nginx import WATCH_VIOLATIONS
+from tests.conftest import book_config
 
 pytestmark = pytest.mark.browser
 
@@ -31,9 +31,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def configured_site_url() -> str:
-    """The site_url the build used: SITE_URL, or mkdocs.yml's local default."""
-    with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
-        return yaml_load(file)["site_url"]
+    """The site_url the tests' local build used: mkdocs.yml's local default (a SITE_URL the
+    shell exports does not reach that build: tests/conftest.py)."""
+    return str(book_config()["site_url"])
 
 
 # Everything in the page that is a link a reader (or a crawler) can follow.
