@@ -1172,8 +1172,8 @@ def test_the_chinese_problem_list_says_the_messages_are_the_builders_english():
 @pytest.mark.parametrize(
     "detail",
     [
-        # The isolate's closing and the words after it made a line of their own ("⁩ 冲突，来源").
-        "与 \u2068" + "数" * 24 + "\u2069 冲突，来源 \u2068https://example.org/" + "a" * 20 + "\u2069",
+        # The isolate's closing and the words after it made a line of their own ("⁩ 冲突；摘要来源").
+        "与 \u2068" + "数" * 24 + "\u2069 冲突；摘要来源 \u2068https://example.org/" + "a" * 20 + "\u2069",
         "与 \u2068" + "数" * 18 + "\u2069、\u2068" + "据" * 5 + "\u2069 冲突",
         # Closing punctuation after a caller's isolate began the next line ("⁩、⁨据据据据据⁩ 冲突").
         "与 \u2068" + "数" * 24 + "\u2069、\u2068" + "据" * 5 + "\u2069 冲突",

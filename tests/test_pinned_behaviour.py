@@ -386,6 +386,26 @@ def test_a_failing_stand_in_for_stdout_leaves_descriptor_1_alone(monkeypatch):
     assert os.path.samestat(os.fstat(1), before)
 
 
+class ClosedPipeOnDescriptor1(ClosedPipe):
+    """A stand-in for ``sys.stdout`` that writes to descriptor 1 (a wrapper of its buffer)."""
+
+    def fileno(self) -> int:
+        return 1
+
+
+def test_a_failing_wrapper_of_descriptor_1_is_quieted_as_the_real_one(monkeypatch):
+    """A ``sys.stdout`` that is not ``sys.__stdout__`` but writes to descriptor 1 broke the same
+    pipe: descriptor 1 is pointed at /dev/null, as for the interpreter's own."""
+    saved = os.dup(1)
+    try:
+        monkeypatch.setattr("sys.stdout", ClosedPipeOnDescriptor1())
+        assert main(["demo"], stderr=io.StringIO()) == 0
+        assert os.path.samestat(os.fstat(1), os.stat(os.devnull))
+    finally:
+        os.dup2(saved, 1)  # give pytest its standard output back
+        os.close(saved)
+
+
 @pytest.mark.parametrize(("command", "verdict"), [(["demo"], 0), (["build"], 4)], ids=["ready", "blocked"])
 def test_a_reader_that_stops_early_keeps_the_verdict_and_stdout_points_at_devnull(
     monkeypatch, tmp_path, command, verdict
@@ -499,6 +519,11 @@ def test_a_value_is_shown_as_json_with_its_json_type(value, shown):
             "0000-12-31T23:59:60Z",
             "is in the year 0000: RFC 3339 allows it, but only the years 0001 to 9999 are accepted",
             id="the-year-0000-at-a-leap-second",
+        ),
+        pytest.param(
+            "0000-06-15T12:00:60Z",
+            "has a leap second that is not 23:59:60 in UTC (RFC 3339 allows no other)",
+            id="the-year-0000-and-a-wrong-leap-second",
         ),
         pytest.param(
             "0000-02-30",

@@ -43,14 +43,14 @@ import lxml.html  # type: ignore[import-untyped]
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ROOT / "tests" / "data" / "published.txt"
 KINDS = ("page", "heading", "object")
-# Edition-relative page paths whose headings and objects are published addresses.
+# The elements whose ids are published addresses: headings (and the API's objects among them).
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 HEADER = """\
 # Published addresses of the harnessbook site (issue 15). People link to them: each must keep
 # resolving, either still there or redirected by moved.yml (tests/test_published.py checks).
 # One address a line: <kind> <address>. page: a page of an edition (zh at /, en at /en/);
-# heading: a heading's id on a chapter, reference or how-to page; object: an API object's id.
+# heading: the id of a heading on any page; object: an API object's id.
 # Never delete or edit a line. New addresses: uv run python tools/published.py --update
 """
 

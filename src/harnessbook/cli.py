@@ -666,10 +666,10 @@ def _undecoded_bytes(text: str) -> str:
 def _argument(text: str, width: int) -> str:
     """An argument as a usage error quotes it: its ``repr`` on one line, cut to ``width``, with
     the bytes that are not UTF-8 shown as bytes (``'\\xff'``, not ``'\\udcff'``) on POSIX."""
-    shown = _cut(_printable(repr(text)), width)
+    shown = _printable(repr(text))
     if os.name == "posix":
         shown = _REPR_SURROGATE_ESCAPES.sub(lambda match: f"{match.group(1)}\\x{match.group(2)}", shown)
-    return shown
+    return _cut(shown, width)
 
 
 def _file_name(name: str) -> str:
@@ -817,10 +817,15 @@ def _parser(stdout: TextIO | None = None, stderr: TextIO | None = None) -> argpa
 def _quiet_stdout() -> None:
     # Point file descriptor 1 at /dev/null so the interpreter's last flush of what is still
     # buffered cannot fail again, with an "Exception ignored" message, at exit. Only when the
-    # stream that failed is the interpreter's own: a sys.stdout a caller put in its place
-    # (contextlib.redirect_stdout) failed alone, and descriptor 1 is still the process's.
+    # stream that failed writes to descriptor 1 (the interpreter's own, or a wrapper of it): a
+    # sys.stdout a caller put in its place (contextlib.redirect_stdout into a buffer) failed
+    # alone, and descriptor 1 is still the process's.
     if sys.stdout is not sys.__stdout__:
-        return
+        try:
+            if sys.stdout.fileno() != 1:
+                return
+        except (AttributeError, OSError, ValueError):  # no descriptor (StringIO), or closed
+            return
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)

@@ -65,17 +65,19 @@ def _timestamp_problem(text: str) -> str:
     if text != text.strip() and _valid_timestamp(text.strip()):
         return "must be an RFC 3339 date or date-time without surrounding whitespace"
     match = _DATE_TIME.match(text)
+    date = match or _FULL_DATE.match(text)
+    # The year 0000 is judged as 2000 (a leap year too), then named if nothing else is wrong.
+    judged = "2000" + text[4:] if date is not None and date.group(1) == "0000" else text
     # Only the leap second is wrong when the same text one second earlier is valid; an
     # impossible date, hour or offset is worded as such below.
     if (
         match is not None
         and match.group(6) == "60"
-        and _is_timestamp(text[: match.start(6)] + "59" + text[match.end(6) :])
+        and _is_timestamp(judged[: match.start(6)] + "59" + judged[match.end(6) :])
+        and not _is_timestamp(judged)
     ):
         return "has a leap second that is not 23:59:60 in UTC (RFC 3339 allows no other)"
-    # Only the year is wrong when the same text in 2000 is valid (a leap year, as 0000 is).
-    date = match or _FULL_DATE.match(text)
-    if date is not None and date.group(1) == "0000" and _is_timestamp("2000" + text[4:]):
+    if judged is not text and _is_timestamp(judged):
         return "is in the year 0000: RFC 3339 allows it, but only the years 0001 to 9999 are accepted"
     if date is not None:
         return "has the RFC 3339 shape but is not a real calendar date or time of day"
