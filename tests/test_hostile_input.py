@@ -151,6 +151,17 @@ def test_a_ten_million_character_key_is_cut_and_gets_no_suggestion(monkeypatch: 
     assert error.problems[1] == "$.candidates[0].sizeUnit: unknown key; did you mean 'sizeUnits'?"
 
 
+def problems_and_peak_memory(request: Any) -> tuple[tuple[str, ...], int]:
+    """The request's problems, and the most memory Python held while finding them (tracemalloc)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        problems = problems_of(request).problems
+        return problems, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 @pytest.mark.parametrize("where", ["key", "value", "id", "kind", "capturedAt", "conflict", "anchor"])
 @pytest.mark.parametrize(
     "text",
@@ -199,13 +210,7 @@ def test_values_are_cut_to_a_fixed_width_and_shown_in_bounded_time() -> None:
     # A key that uses up the width leaves its value nothing (a negative budget once sliced the
     # value from its end: all of it but a few characters, encoded in full).
     request["candidates"][2]["content"] = {"k" * 61: "日" * 10**6}
-    gc.collect()
-    tracemalloc.start()
-    try:
-        problems = problems_of(request).problems
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    problems, peak = problems_and_peak_memory(request)
     for problem in problems:
         shown = problem.split(", got ", 1)[1].rsplit(" (", 1)[0]
         assert len(shown) <= SHOWN_WIDTH, shown
@@ -260,13 +265,7 @@ def test_a_huge_value_that_is_not_json_is_shown_without_its_repr(make: Any, star
     request: Any = seed_request()
     request["budgetUnits"] = value
     request["candidates"][0][value if isinstance(value, bytes) else "extra"] = 1  # a key too
-    gc.collect()
-    tracemalloc.start()
-    try:
-        problems = problems_of(request).problems
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    problems, peak = problems_and_peak_memory(request)
     shown = problems[0].split(", got ", 1)[1].rsplit(" (", 1)[0]
     assert shown.startswith(start) and shown.endswith("...") and len(shown) == SHOWN_WIDTH, shown
     assert peak < 100_000, peak
