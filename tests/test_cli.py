@@ -1196,3 +1196,24 @@ def test_the_input_bytes_are_freed_once_decoded(tmp_path: Path, source: str):
         tracemalloc.stop()
     assert code == EXIT_CODES["invalid_request"]  # read, then refused: padding is no key
     assert peak < 2.5 * size, f"{peak / size:.2f} times the input at the peak"
+
+
+def test_binary_streams_are_read_and_written_as_utf8_and_left_open(tmp_path: Path):
+    """``main`` in-process with binary streams (``io.BytesIO``, files opened "rb"/"wb") reads
+    and writes UTF-8, as the command does: it raised ``TypeError`` from deep inside."""
+    request = demo_request()
+    request["taskAnchor"]["goal"] = "修复失败的断言"
+    stdin, stdout = io.BytesIO(json.dumps(request, ensure_ascii=False).encode()), io.BytesIO()
+    assert main(["build", "-"], stdin=stdin, stdout=stdout, stderr=io.StringIO()) == 0
+    assert json.loads(stdout.getvalue().decode("utf-8")) == build_context_packet(request)
+    assert "修复失败的断言".encode() in stdout.getvalue()  # UTF-8, not escaped
+    assert not stdin.closed and not stdout.closed
+    stderr = io.BytesIO()
+    assert main(["build", "-"], stdin=io.BytesIO(b"{}"), stdout=io.BytesIO(), stderr=stderr) == 2
+    assert stderr.getvalue().decode("utf-8").startswith("$.taskAnchor: required key is missing\n")
+    with open(tmp_path / "out.json", "wb") as file:
+        assert main(["demo"], stdout=file, stderr=io.StringIO()) == 0
+        assert not file.closed
+    assert json.loads((tmp_path / "out.json").read_bytes()) == build_context_packet(demo_request())
+    usage = io.BytesIO()
+    assert main(["--help"], stdout=usage) == 0 and usage.getvalue().startswith(b"usage: harnessbook")

@@ -40,6 +40,7 @@ import codecs
 import contextlib
 import errno
 import functools
+import io
 import itertools
 import json
 import math
@@ -51,7 +52,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final, NoReturn, TextIO, TypeVar, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, Final, NoReturn, TextIO, TypeVar, cast
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -837,9 +838,9 @@ def _quiet_stdout() -> None:
 def main(
     argv: Sequence[str] | None = None,
     *,
-    stdin: TextIO | None = None,
-    stdout: TextIO | None = None,
-    stderr: TextIO | None = None,
+    stdin: TextIO | BinaryIO | None = None,
+    stdout: TextIO | BinaryIO | None = None,
+    stderr: TextIO | BinaryIO | None = None,
 ) -> int:
     """Run the command line and return its exit code (see [`EXIT_CODES`][harnessbook.cli.EXIT_CODES]).
 
@@ -850,7 +851,9 @@ def main(
     as Python does on a Ctrl-C nobody caught (a shell reports 130; where there are no POSIX
     signals it returns 130).
     A program that calls it in-process passes the streams it reads (``stdin``, ``stdout``,
-    ``stderr``): then nothing outside them changes, and Ctrl-C reaches the caller.
+    ``stderr``): then nothing outside them changes, and Ctrl-C reaches the caller. Each may be
+    a text stream or a binary one (``io.BytesIO``, a file opened ``"rb"`` or ``"wb"``), which is
+    read or written as UTF-8 and left open.
 
     Args:
         argv: The arguments after the program's name; ``None`` reads ``sys.argv[1:]``.
@@ -884,13 +887,48 @@ def main(
             # that is not UTF-8 (a lone surrogate) was then dropped.
             stderr.reconfigure(encoding="utf-8", errors="backslashreplace")
     if not own_stdout:
-        return _main(argv, stdin, stdout, stderr, own_stdout)
+        with contextlib.ExitStack() as text:
+            return _main(
+                argv,
+                _text(stdin, "strict", text),
+                _text(stdout, "strict", text),
+                _text(stderr, "backslashreplace", text),
+                own_stdout,
+            )
     try:
-        return _main(argv, stdin, stdout, stderr, own_stdout)
+        with contextlib.ExitStack() as text:
+            return _main(
+                argv,
+                _text(stdin, "strict", text),
+                _text(stdout, "strict", text),  # a text stream, unless a caller set another
+                _text(stderr, "backslashreplace", text),
+                True,
+            )
     except KeyboardInterrupt:
         _quiet_stdout()
         _end_by_sigint()
         return EXIT_CODES["interrupted"]  # where a process cannot end by a signal (Windows)
+
+
+def _text(stream: TextIO | BinaryIO | None, errors: str, opened: contextlib.ExitStack) -> TextIO | None:
+    """``stream`` as a text stream: a binary one (``io.BytesIO``, a file opened ``"rb"``) is
+    wrapped to read or write UTF-8 (lines unchanged), and given back as it was when ``opened``
+    closes: flushed and left open (a wrapper closes what it wraps when it is collected)."""
+    given: Any = stream  # typing's BinaryIO is not io's class: the check is on the object
+    if not isinstance(given, (io.RawIOBase, io.BufferedIOBase)):
+        return cast("TextIO | None", stream)
+    wrapper = io.TextIOWrapper(
+        cast(BinaryIO, given), encoding="utf-8", errors=errors, newline="", write_through=True
+    )
+
+    def give_back() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            wrapper.flush()
+        with contextlib.suppress(ValueError):  # closed by the command: nothing to give back
+            wrapper.detach()
+
+    opened.callback(give_back)
+    return wrapper
 
 
 def _end_by_sigint() -> None:
