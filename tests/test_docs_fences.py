@@ -13,6 +13,7 @@ reported instead of vanishing from both sides of the comparison.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -237,6 +238,8 @@ BROKEN_PAGES = {
         "not collected by Sybil",
     ),
     "yaml-json": ('```yaml title="config.json"\n{}\n```\n', "not collected by Sybil"),
+    # Beside examples that run: the check is about each fence, not about the page as a whole.
+    "py-beside-python": ("```python\nx = 1\n```\n\n```py\nprint(x)\n```\n", "not collected by Sybil"),
 }
 
 
@@ -300,6 +303,38 @@ def sybil_failures(tmp_path: Path, body: str) -> list[str]:
         except Exception as error:
             failures.append(str(error))
     return failures
+
+
+def test_a_titled_python_fence_runs(tmp_path: Path):
+    """A ```python fence may carry a title (docs/conftest.py): it is run all the same."""
+    failures = sybil_failures(
+        tmp_path, '```python title="check.py"\nassert False, "the titled fence ran"\n```\n'
+    )
+    assert any("the titled fence ran" in failure for failure in failures), failures
+
+
+def test_an_error_fence_must_show_every_problem(tmp_path: Path):
+    """An InvalidRequestError fence that shows the first problems only is refused: the page
+    would hide the rest (the request below has three)."""
+    request = '```json title="request.json"\n{}\n```\n\n'
+    first = "$.taskAnchor: required key is missing"
+    failures = sybil_failures(tmp_path, request + f'```text title="InvalidRequestError"\n{first}\n```\n')
+    assert failures, "a fence showing one problem of three passed"
+
+
+def test_a_schema_fence_of_a_stale_copy_fails(tmp_path: Path):
+    """A snippet of a file with the schema's name that is not the schema the package ships (a
+    copy left behind) is refused: the content is compared, not only the name."""
+    stale = json.loads(
+        (ROOT / "src/harnessbook/schemas/context-packet-request.schema.json").read_text("utf-8")
+    )
+    stale["description"] = "an older copy"
+    copy = tmp_path / "copy" / "context-packet-request.schema.json"
+    copy.parent.mkdir()
+    copy.write_text(json.dumps(stale), encoding="utf-8")
+    body = f'```json title="context-packet-request.schema.json"\n--8<-- "{copy}"\n```\n'
+    failures = sybil_failures(tmp_path, body)
+    assert any("is not the schema the package ships" in failure for failure in failures), failures
 
 
 def test_a_good_page_passes(tmp_path: Path):

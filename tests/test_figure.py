@@ -987,6 +987,16 @@ def test_a_wrong_error_stops_the_build():
     )
     with pytest.raises(PluginError, match="differs from the builder's problems"):
         hook.rewrite(page, "zh", "page.md")
+    # The first problems only, of three: refused too (the page would hide the rest).
+    first_only = "\n".join(
+        [
+            fenced("request.json", "{}"),
+            "",
+            fenced("InvalidRequestError", "$.taskAnchor: required key is missing", "text"),
+        ]
+    )
+    with pytest.raises(PluginError, match="differs from the builder's problems"):
+        hook.rewrite(first_only, "zh", "page.md")
     accepted = "\n".join(
         [fenced("request.json", json.dumps(demo_request())), "", fenced("InvalidRequestError", "x", "text")]
     )

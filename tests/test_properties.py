@@ -616,3 +616,40 @@ def test_result_schema_pairs_each_decision_with_its_rules():
                 changed["evidence"][0] |= {"decision": decision, "rule": rule}
                 valid = rule in rules and (decision in gated) == (result["state"] == "blocked")
                 assert RESULT_VALIDATOR.is_valid(changed) == valid, (result["state"], decision, rule)
+
+
+def _objects(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], dict[str, Any]]]:
+    """Every object in a JSON value with its path (list positions read as ``*``)."""
+    if isinstance(value, dict):
+        yield path, value
+        for key, item in value.items():
+            yield from _objects(item, (*path, key))
+    elif isinstance(value, list):
+        for item in value:
+            yield from _objects(item, (*path, "*"))
+
+
+def test_the_result_schema_refuses_a_key_it_does_not_name_in_every_object():
+    """Every object of a result (the page's examples reach each kind of one: selected items,
+    pointers and their load condition, exclusions, unknowns, refresh records, evidence...) is
+    closed: one key more is refused. Only a refresh record's ``sources``, a map from candidate
+    id to source, takes any key. The property tests above only show that results validate."""
+    from tests.outcomes import pages_with_examples, request_fences
+    from tests.support import RESULT_VALIDATOR
+
+    seen: dict[tuple[str, ...], bool] = {}
+    for page in pages_with_examples():
+        for fence in request_fences(page):
+            try:
+                result = build_context_packet(json.loads(fence))
+            except InvalidRequestError:
+                continue
+            for path, _ in _objects(result):
+                if path in seen or path[-1:] == ("sources",):
+                    continue
+                widened = copy.deepcopy(result)
+                target = next(obj for at, obj in _objects(widened) if at == path)
+                target["notInTheContract"] = "x"
+                seen[path] = RESULT_VALIDATOR.is_valid(widened)
+    assert len(seen) >= 10, sorted(seen)
+    assert not [path for path, accepted in seen.items() if accepted]
