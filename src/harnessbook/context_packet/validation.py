@@ -12,8 +12,10 @@ The first walk reads the request as it is given, so the methods of a caller's ``
 plain ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` or ``None`` (an ``IntEnum``
 budget, a ``str`` enum id), or when such a method raises, the request is copied into plain
 values (module ``plain``), and the copy is what is checked and built: the first walk stops at
-the first value that is not plain, before showing it, so that such a value is shown once, for
-the copy. Work and the report are bounded: see [`errors`][harnessbook.context_packet.errors].
+the first value that is not plain, before showing it, even inside a ``list`` or ``dict`` it
+shows, so that such a value is shown once, for the copy (only plain JSON values shown before
+it are worded again, which runs no caller code). Work and the report are bounded: see
+[`errors`][harnessbook.context_packet.errors].
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from harnessbook.context_packet.checks import (
     _is_int,
 )
 from harnessbook.context_packet.errors import (
+    _PLAIN_ONLY,
     _got,
+    _NotPlain,
     _Problems,
     _shown,
 )
@@ -178,19 +182,19 @@ def validate_request(request: object) -> None:
 def _validated(request: object) -> Any:
     """Validate ``request`` and return what to build from: the request itself when every value
     in it is a plain JSON value, else a plain copy of it (see `_plain`)."""
+    plain_only = _PLAIN_ONLY.set(True)  # the walk stops before showing a value that is not plain
     try:
-        problems = _walk(request, plain_only=True)
-    except Exception:  # a value is not plain, or a caller's __eq__, __hash__ or __repr__ raised
+        problems: _Problems | None = _walk(request, plain_only=True)
+    except Exception:  # a value is not plain, or a caller's __eq__ or __hash__ raised
+        problems = None
+    finally:
+        _PLAIN_ONLY.reset(plain_only)
+    if problems is None:
         request = _plain_request(request)
         problems = _walk(request, plain_only=False)
     if problems:
         raise problems.error()
     return request
-
-
-class _NotPlain(Exception):
-    """Stops the walk of a request as it was given at the first value that is not plain JSON:
-    the plain copy is checked instead, from the start, and shows that value once, not twice."""
 
 
 _LOOK_ALIKE_LENGTH = 256
@@ -238,7 +242,8 @@ def _look_alikes(first_use: dict[str, int]) -> dict[str, tuple[int, ...]]:
 def _walk(request: object, plain_only: bool) -> _Problems:
     """Every problem of ``request``. With ``plain_only``, raises `_NotPlain` before it shows or
     checks a value that does not have a plain JSON type (or holds one, as deep as it is
-    compared): such a request is walked as its plain copy."""
+    compared, or as far as it is shown: `_render` raises it while `_PLAIN_ONLY` is set): such a
+    request is walked as its plain copy."""
     problems = _Problems()
     if not isinstance(request, dict):
         if plain_only and not _is_plain(request, 0):
