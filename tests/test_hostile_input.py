@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+import types
 from collections import OrderedDict
 from collections.abc import Iterator
 from io import BytesIO, TextIOWrapper
@@ -254,6 +255,17 @@ def huge_values() -> Iterator[Any]:
     )
     yield pytest.param(lambda: dict.fromkeys(range(10**5)).keys(), "dict_keys([0, 1, 2", id="dict-keys")
     yield pytest.param(lambda: [Text("\0" * 10**7)], '[Text("\\u0000\\u0000', id="str-subclass-in-a-list")
+    yield pytest.param(
+        lambda: types.MappingProxyType(dict.fromkeys(range(10**5))),
+        "mappingproxy({0: null, 1: null",
+        id="mappingproxy",
+    )
+    yield pytest.param(
+        lambda: types.SimpleNamespace(**{f"a{n}": n for n in range(10**5)}),
+        "namespace(a0=0, a1=1, a2=2",
+        id="namespace",
+    )
+    yield pytest.param(lambda: slice(bytes(10**7)), "slice(null, b'\\x00\\x00", id="slice")
 
 
 @pytest.mark.parametrize(("make", "start"), list(huge_values()))
@@ -269,6 +281,66 @@ def test_a_huge_value_that_is_not_json_is_shown_without_its_repr(make: Any, star
     shown = problems[0].split(", got ", 1)[1].rsplit(" (", 1)[0]
     assert shown.startswith(start) and shown.endswith("...") and len(shown) == SHOWN_WIDTH, shown
     assert peak < 100_000, peak
+
+
+class HugeRepr(OrderedDict[str, int]):
+    """An ``OrderedDict`` subclass whose ``__repr__`` makes 100 MB."""
+
+    def __repr__(self) -> str:
+        return "x" * 10**8
+
+
+def test_a_value_that_breaks_while_shown_is_not_shown_by_its_repr() -> None:
+    """An ``OrderedDict`` whose order no longer matches its keys raises while shown: the
+    fallback called its ``repr()``, the subclass's own, which took 200 MB here. It is named by
+    its type instead."""
+    value = HugeRepr(a=1, b=2)
+    dict.__delitem__(value, "a")
+    request: Any = seed_request()
+    request["budgetUnits"] = value
+    problems, peak = problems_and_peak_memory(request)
+    assert problems[0] == (
+        "$.budgetUnits: must be an integer greater than 0, got <Python HugeRepr that cannot be shown> (Python HugeRepr)"
+    )
+    assert peak < 100_000, peak
+
+
+HASH_SEED_SCRIPT = """
+import types
+from harnessbook import InvalidRequestError, validate_request
+def gen():
+    yield 1
+request = {
+    "taskAnchor": {"goal": {"beta", "gamma", "alpha", "delta"}, "stopCondition": frozenset({b"x", b"y", "z"})},
+    "budgetUnits": [object(), memoryview(b"x"), gen(), lambda: 0],
+    "candidates": [{str(n) for n in range(100)}, {frozenset({"a"}): {"b", "c"}}],
+}
+try:
+    validate_request(request)
+except InvalidRequestError as error:
+    print(*error.problems, sep="\\n")
+"""
+
+
+def test_messages_are_the_same_whatever_the_hash_seed() -> None:
+    """Sets of strings or bytes were shown in an order that changes with ``PYTHONHASHSEED``,
+    and reprs with memory addresses (``<memory at 0x7fe3...>``): the builder's output, error
+    messages included, must be the same for the same request."""
+    outputs = []
+    package = str(Path(validation.__file__).parents[2])  # this harnessbook, wherever it is imported from
+    for seed in ("1", "2"):
+        environment = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": package}
+        done = subprocess.run(
+            [sys.executable, "-c", HASH_SEED_SCRIPT],
+            env=environment,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1], outputs
+    assert '{"alpha", "beta", "delta", "gamma"}' in outputs[0], outputs[0]
+    assert "0x" not in outputs[0], outputs[0]
 
 
 def test_keys_in_paths_are_cut_to_a_fixed_width() -> None:

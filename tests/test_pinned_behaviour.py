@@ -16,6 +16,7 @@ import io
 import json
 import os
 import re
+import types
 from pathlib import Path
 from typing import Any, cast
 
@@ -879,6 +880,23 @@ class Color(enum.IntEnum):
     RED = 1
 
 
+class QuietOrderedDict(collections.OrderedDict[object, object]):
+    """An ``OrderedDict`` subclass whose ``__repr__`` must not run (it may cost anything)."""
+
+    def __repr__(self) -> str:
+        return "the repr of an OrderedDict subclass ran"
+
+
+class QuietNamespace(types.SimpleNamespace):
+    def __repr__(self) -> str:
+        raise AssertionError("the repr of a SimpleNamespace subclass ran")
+
+
+class QuietComplex(complex):
+    def __repr__(self) -> str:
+        raise AssertionError("the repr of a complex subclass ran")
+
+
 @pytest.mark.parametrize(
     ("value", "shown"),
     [
@@ -900,6 +918,17 @@ class Color(enum.IntEnum):
         ({"a": 1}.items(), 'dict_items([("a", 1)]) (Python dict_items)'),
         ([QuietText("a"), Color.RED], '[QuietText("a"), Color(1)] (array)'),
         ({("a", 1): None, None: 1, b"k": 2}, "{(\"a\", 1): null, None: 1, b'k': 2} (object)"),
+        (types.MappingProxyType({"a": [1]}), 'mappingproxy({"a": [1]}) (Python mappingproxy)'),
+        (
+            types.MappingProxyType(QuietOrderedDict(a=1)),
+            'mappingproxy(QuietOrderedDict({"a": 1})) (Python mappingproxy)',
+        ),
+        (types.SimpleNamespace(a=1, b="x"), 'namespace(a=1, b="x") (Python SimpleNamespace)'),
+        (QuietNamespace(a=None), "QuietNamespace(a=null) (Python QuietNamespace)"),
+        (QuietNamespace(), "QuietNamespace() (Python QuietNamespace)"),
+        (slice(1, "a"), 'slice(1, "a", null) (Python slice)'),
+        (1 - 2j, "(1-2j) (Python complex)"),
+        pytest.param(QuietComplex(2j), "QuietComplex(2j) (Python QuietComplex)", id="complex-subclass"),
     ],
 )
 def test_subclasses_of_built_in_types_are_shown_from_their_data(value, shown):
@@ -910,10 +939,8 @@ def test_subclasses_of_built_in_types_are_shown_from_their_data(value, shown):
     assert shown_budget(value) == shown
 
 
-def test_a_value_that_changes_while_shown_falls_back_to_repr():
-    """Mutants: the fallback of ``_shown`` (``repr`` of the value) changed: a caller's
-    ``__repr__`` that adds keys to the dict being shown breaks the JSON rendering."""
-    value: dict[object, object] = {}
+def grown_while_shown(value: dict[object, object]) -> dict[object, object]:
+    """``value``, with an item whose ``__repr__`` adds keys to it while it is shown."""
 
     class Grows:
         def __repr__(self) -> str:
@@ -921,7 +948,44 @@ def test_a_value_that_changes_while_shown_falls_back_to_repr():
             return "m"
 
     value["a"] = Grows()
-    assert shown_budget(value) == "{'a': m, 1: 1, 2: 1} (object)"
+    value["b"] = 0  # an OrderedDict notices a change only when asked for a next item
+    return value
+
+
+def inconsistent(value: collections.OrderedDict[object, object]) -> object:
+    """An ``OrderedDict`` whose order no longer matches its keys: iterating it raises."""
+    value.update(a=1, b=2)
+    dict.__delitem__(value, "a")
+    return value
+
+
+@pytest.mark.parametrize(
+    ("make", "shown"),
+    [
+        pytest.param(lambda: grown_while_shown({}), "<object that cannot be shown> (object)", id="dict"),
+        pytest.param(
+            lambda: grown_while_shown(QuietOrderedDict()),
+            "<Python QuietOrderedDict that cannot be shown> (Python QuietOrderedDict)",
+            id="ordered-dict-grown",
+        ),
+        pytest.param(
+            lambda: inconsistent(QuietOrderedDict()),
+            "<Python QuietOrderedDict that cannot be shown> (Python QuietOrderedDict)",
+            id="ordered-dict-inconsistent",
+        ),
+        pytest.param(
+            lambda: [1, inconsistent(collections.OrderedDict()), 2],
+            "[1, <Python OrderedDict that cannot be shown>, 2] (array)",
+            id="inside-a-list",
+        ),
+    ],
+)
+def test_a_value_that_breaks_while_shown_is_named_never_shown_by_its_repr(make, shown):
+    """Mutants: the fallback of ``_render`` and ``_shown``. A container that breaks while shown
+    (a caller's ``__repr__`` of an item changes it, an ``OrderedDict`` subclass's order is
+    inconsistent) fell back to its repr, all of it however large, and a subclass's own
+    ``__repr__`` ran: it is named by its type, and only it, not what holds it."""
+    assert shown_budget(make()) == shown
 
 
 class BadRepr:
@@ -942,6 +1006,141 @@ class BadRepr:
 def test_a_value_whose_repr_raises_is_named_by_its_type(error, shown):
     """Mutants: the type named in ``<... too large to show>`` and ``<... that cannot be shown>``."""
     assert shown_budget(BadRepr(error)) == shown
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [
+        pytest.param("budgetUnits", [Counted()], id="in-a-list"),
+        pytest.param("budgetUnits", {"a": Counted()}, id="in-a-dict"),
+        pytest.param("budgetUnits", {Counted(): 1}, id="a-key-of-a-dict"),
+        pytest.param("content", [[Counted()]], id="in-a-candidate"),
+    ],
+)
+def test_a_value_inside_a_list_or_dict_is_shown_once(where, value):
+    """A ``list`` or ``dict`` is plain as far as the walk compares it, but what it holds is only
+    shown: the walk of the request as given showed the caller's object in it, and the walk of
+    the plain copy, made for a later value that is not JSON (bytes), showed it again. The walk of
+    the request as given now stops before showing it."""
+    request = request_with(candidate("a", sizeUnits=b"x"))
+    if where == "content":
+        request["candidates"].insert(0, candidate("b", content=value))
+    else:
+        request[where] = value
+    Counted.calls = 0
+    problems = problems_of(request)
+    assert Counted.calls == 1, problems
+    assert any(", got " in problem and "c" in problem for problem in problems)
+
+
+class Unnamed(type):
+    """A metaclass whose ``__name__`` raises: a class's name is read as Python holds it."""
+
+    @property
+    def __name__(cls) -> str:  # type: ignore[override]
+        raise RuntimeError("__name__")
+
+
+class Misnamed(type):
+    @property
+    def __name__(cls) -> int:  # type: ignore[override]
+        return 5
+
+
+class Hidden(metaclass=Unnamed):
+    pass
+
+
+class Odd(metaclass=Misnamed):
+    pass
+
+
+@pytest.mark.parametrize("kind", [pytest.param(Hidden, id="raises"), pytest.param(Odd, id="not-a-string")])
+@pytest.mark.parametrize("where", ["budget", "in-a-list", "key", "subclass"])
+def test_a_class_whose_metaclass_names_it_badly_is_named_as_python_holds_it(kind, where):
+    """A metaclass's ``__name__`` property that raises (or returns an int) escaped
+    ``validate_request`` as a traceback: the type name of a value, a key and a subclass is read
+    with ``type``'s own getter."""
+    name = kind.__qualname__
+    if where == "subclass":
+        value: object = type(kind)("Items", (list,), {})([1])
+        name = "Items"
+    else:
+        value = kind()
+    if where == "key":
+        request = request_with({**candidate("a"), value: 1})
+    else:
+        request = request_with(candidate("a"), budgetUnits=[value] if where == "in-a-list" else value)
+    problems = problems_of(request)
+    assert any(f"{name}" in problem for problem in problems), problems
+
+
+def test_a_set_of_strings_bytes_or_numbers_is_shown_sorted():
+    """A set holds strings and bytes in an order that changes with ``PYTHONHASHSEED``: a
+    message compared by a test changed from run to run. Such a set is shown sorted (numbers,
+    then strings, then bytes; ``None`` first), only as far as the width shows it."""
+    assert shown_budget({"beta", "gamma", "alpha"}) == '{"alpha", "beta", "gamma"} (Python set)'
+    assert shown_budget(frozenset({b"b", "b", 2.5, None, b"a", "a", True})) == (
+        "frozenset({null, true, 2.5, \"a\", \"b\", b'a', b'b'}) (Python frozenset)"
+    )
+    assert shown_budget({float("nan"), 1, float("nan")}) == "{1, nan, nan} (Python set)"
+    assert shown_budget(Marks(str(n) for n in range(10_000))) == (
+        'Marks({"0", "1", "10", "100", "1000", "1001", "1002", "10... (Python Marks)'
+    )
+    # The width holds 19 items of one character: the 20th is "...", whatever follows.
+    assert (
+        shown_budget(set(range(19)))
+        == "{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16... (Python set)"
+    )
+    assert shown_budget(set("abcdefghijklmnopqrstuvwxyz")) == (
+        '{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "... (Python set)'
+    )
+
+
+def gen() -> Any:
+    yield 1
+
+
+@pytest.mark.parametrize(
+    ("make", "shown"),
+    [
+        pytest.param(object, "<object object> (Python object)", id="object"),
+        pytest.param(lambda: memoryview(b"x"), "<memory> (Python memoryview)", id="memoryview"),
+        pytest.param(gen, "<generator object gen> (Python generator)", id="generator"),
+        pytest.param(
+            lambda: [object()] * 3, "[<object object>, <object object>, <object object>] (array)", id="list"
+        ),
+        pytest.param(
+            lambda: AtMany(),
+            "<a><b><c><d><e><f><g><h><i><j><k><l><m><n><o><p><q><r><s>... (Python AtMany)",
+            id="many-addresses",
+        ),
+    ],
+)
+def test_a_repr_is_shown_without_memory_addresses(make, shown):
+    """``<memory at 0x7fe3...>`` changed from run to run: memory addresses are left out of a
+    repr shown in a problem, and what is cut is cut after they are."""
+    assert shown_budget(make()) == shown
+
+
+class AtMany:
+    def __repr__(self) -> str:
+        return "".join(f"<{chr(97 + n % 26)} at 0x{id(self) + n:x}>" for n in range(100))
+
+
+def test_a_repeated_key_of_a_conflict_object_is_shown_as_written():
+    """A ``str`` subclass key that reads as another key of a ``conflictsWith`` object showed
+    an internal name (``<harnessbook.context_packet.errors._RepeatedKey ...``)."""
+
+    class Key(str):
+        __hash__ = object.__hash__
+
+    request = request_with(
+        candidate("a", kind="history-summary", conflictsWith={"b": 1, Key("b"): 2}), candidate("b")
+    )
+    assert problems_of(request) == [
+        '$.candidates[0].conflictsWith: must be a candidate id or a list of ids, got {"b": 1, "b": 2} (object)'
+    ]
 
 
 def test_a_key_of_exactly_the_key_width_is_shown_whole():

@@ -7,22 +7,33 @@ request is, the report stays bounded: the first [`MAX_PROBLEMS`][harnessbook.con
 problems are kept and the rest are counted.
 
 Showing a value takes work and memory bounded by the shown width, not by the value: a string
-or a container is cut before it is encoded. A value that is not JSON but of a built-in type
-(``bytes``, a tuple, a set) or of a subclass of one (``OrderedDict``, ``Counter``, a ``str`` or
-``list`` subclass, an ``IntEnum`` member) is shown from its data, its items as JSON, the way
-Python writes the built-in type, with the subclass's name: ``b'\\x00'``, ``("a", 1)``,
-``Items([1, 2])``, ``OrderedDict({"a": 1})``, ``Color(1)``; its ``__repr__`` never runs. Only an
-object of any other class is shown by its ``__repr__``, cut: nothing else can show it, and a
-repr that is itself huge costs what it costs to make.
+or a container is cut before it is encoded (a set shown sorted is read through once, in memory
+bounded by the width). A value of a built-in data type that is not JSON (``bytes``,
+``bytearray``, a tuple, a set, a ``deque``, an ``array``, a dict view, a ``complex``, a
+``SimpleNamespace``, a ``mappingproxy``, a ``slice``) or of a subclass of one or of a JSON type
+(``OrderedDict``, ``Counter``, a ``str`` or ``list`` subclass, an ``IntEnum`` member) is shown
+from its data, its items as JSON, the way Python writes the built-in type, with the subclass's
+name: ``b'\\x00'``, ``("a", 1)``, ``Items([1, 2])``, ``OrderedDict({"a": 1})``, ``Color(1)``;
+its ``__repr__`` never runs, and one that breaks while shown (changed by the ``__repr__`` of an
+item) is shown as ``<Python OrderedDict that cannot be shown>``. Any other value, of a class of
+the caller's as of a subclass of another built-in type (an ``Exception``), is shown by its
+``__repr__``, cut: it runs once, and a repr that is itself huge costs what it costs to make (a
+``range``, a ``memoryview`` or an ``object()`` have short ones). Memory addresses are left out
+(``<object object>``), and a set of strings, bytes or numbers is shown sorted: a message is the
+same from run to run.
 """
 
 from __future__ import annotations
 
+import gc
+import heapq
 import json
 import re
 from array import array
 from collections import OrderedDict, defaultdict, deque
 from collections.abc import Iterable
+from contextvars import ContextVar
+from types import MappingProxyType, SimpleNamespace
 from typing import Any, NamedTuple
 
 __all__ = ["InvalidRequestError", "Problem", "MAX_PROBLEMS", "SHOWN_WIDTH", "KEY_WIDTH"]
@@ -192,6 +203,32 @@ class _RepeatedKey:
         self.name = name
 
 
+class _NotPlain(Exception):
+    """Stops the walk of a request as it was given at the first value that is not plain JSON,
+    before anything of it is shown: the plain copy is checked instead, and shows that value once.
+    Raised by `_render` while `_PLAIN_ONLY` is set."""
+
+
+_PLAIN_ONLY: ContextVar[bool] = ContextVar("_PLAIN_ONLY", default=False)
+"""Set while the request as given is walked: then `_render` raises `_NotPlain` on meeting a value
+that is not plain JSON (a ``dict`` or ``list`` holding one among them, as far as it is shown),
+instead of showing it, so that no caller code runs twice."""
+
+
+_TYPE_NAME = vars(type)["__name__"]  # type's own getter: a metaclass cannot change what it reads
+_UNNAMED = "unnamed type"
+
+
+def _class_name(kind: type) -> str:
+    """The name of a class, as its type object holds it: never a metaclass's ``__name__``
+    property, which may raise or return anything."""
+    try:
+        name = _TYPE_NAME.__get__(kind, type)
+    except Exception:  # pragma: no cover - type's getter reads the name a class was made with
+        return _UNNAMED
+    return name if type(name) is str else _UNNAMED
+
+
 def _type_name(value: object) -> str:
     kind = type(value)
     if kind is _Foreign:
@@ -199,7 +236,8 @@ def _type_name(value: object) -> str:
     name = _JSON_TYPE_NAMES.get(kind)
     if name is not None:
         return name
-    return f"Python {_printable(kind.__name__)[:SHOWN_WIDTH]}"
+    # Escaping only lengthens a text: the first characters of the name are enough.
+    return f"Python {_printable(_class_name(kind)[:SHOWN_WIDTH])[:SHOWN_WIDTH]}"
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -225,7 +263,10 @@ def _render(value: object, budget: int, depth: int = 0) -> str:
     Work is bounded by the budget, not by the size of the value: long strings are cut before
     they are encoded, containers stop after the items that fit, huge integers are described.
     A budget used up (a long key leaves its value none) counts as nothing left, not as a slice
-    from the end of the string. A value that is not JSON is shown as `_render_python` says.
+    from the end of the string. A value that is not JSON is shown as `_render_python` says, or
+    not at all while `_PLAIN_ONLY` is set. A container that breaks while shown (a ``dict``
+    changed by the ``__repr__`` of one of its items) is shown as ``<object that cannot be
+    shown>``, never by its repr, which would be as large as the container.
     """
     budget = max(budget, 0)
     kind = type(value)
@@ -241,11 +282,18 @@ def _render(value: object, budget: int, depth: int = 0) -> str:
         return repr(value)
     if depth > 20:
         return "..."
-    if kind is list:
-        return "[" + ", ".join(_render_items(value, budget, depth)) + "]"  # type: ignore[arg-type]
-    if kind is dict:
-        return _render_dict(dict.items(value), budget, depth)  # type: ignore[arg-type]
-    return _render_python(value, kind, budget, depth)
+    if kind is not list and kind is not dict and _PLAIN_ONLY.get():
+        raise _NotPlain
+    try:
+        if kind is list:
+            return "[" + ", ".join(_render_items(value, budget, depth)) + "]"  # type: ignore[arg-type]
+        if kind is dict:
+            return _render_dict(dict.items(value), budget, depth)  # type: ignore[arg-type]
+        return _render_python(value, kind, budget, depth)
+    except _NotPlain:
+        raise
+    except Exception:  # changed while shown, or a subclass's data inconsistent: never its repr
+        return f"<{_type_name(value)} that cannot be shown>"
 
 
 _ARRAY_TEXT_CODES = frozenset("uw")  # an array of characters: Python writes it as its text
@@ -263,10 +311,15 @@ _SHOWN_BY_DATA: tuple[type, ...] = (
     frozenset,
     deque,
     array,
+    complex,
+    SimpleNamespace,
     *_DICT_VIEWS,
 )
-"""The built-in types that a value is shown from the data of, never by its ``__repr__``: a type
-derives from at most one of them (their layouts cannot be combined)."""
+"""The built-in types that a value is shown from the data of, never by its ``__repr__``, with
+their subclasses: a type derives from at most one of them (their layouts cannot be combined).
+``mappingproxy`` and ``slice``, which cannot be subclassed, are shown from their data too."""
+
+_NAMESPACE_DICT = vars(SimpleNamespace)["__dict__"]  # the attributes of a SimpleNamespace
 
 
 def _render_python(value: object, kind: type, budget: int, depth: int) -> str:
@@ -282,17 +335,34 @@ def _render_python(value: object, kind: type, budget: int, depth: int) -> str:
     written as its type's name around how its built-in type is written, ``L([1, 2])``,
     ``OrderedDict({"a": 1})``, ``Color(1)``, or with its name in place of the built-in type's,
     as Python does for ``S({1})``, ``S()``, ``defaultdict(<class 'list'>, {})``,
-    ``D([1], maxlen=3)``. A ``Counter`` shows its items in the order it holds them, not by count.
+    ``D([1], maxlen=3)``. A ``Counter`` shows its items in the order it holds them, not by count;
+    a set or frozenset of strings, bytes, numbers and ``None`` shows them sorted (``None``,
+    numbers, strings, then bytes), since the order it holds strings and bytes in changes from
+    run to run with ``PYTHONHASHSEED``; a set of anything else shows them in the order it holds
+    them. A
+    ``mappingproxy`` is written around the mapping it shows, a ``slice`` with its three values,
+    a ``SimpleNamespace`` as ``namespace(a=1)``.
 
     Anything else is shown by its ``__repr__``, which is all that can show it: it runs once, and
     what it returns is cut (a repr that is itself huge costs what it costs to make).
     """
+    if kind is MappingProxyType:
+        # A mappingproxy's methods call the mapping's own, which may be a caller's: the mapping
+        # is read as the garbage collector sees it, its one referent.
+        referents = gc.get_referents(value)
+        if len(referents) != 1:  # pragma: no cover - CPython's mappingproxy has exactly one
+            return _repr(value)
+        return f"mappingproxy({_render(referents[0], budget - 14, depth + 1)})"
+    if kind is slice:
+        ends: Any = value
+        parts = _render_items((ends.start, ends.stop, ends.step), budget - 7, depth)
+        return f"slice({', '.join(parts)})"
     base = next((data for data in _SHOWN_BY_DATA if issubclass(kind, data)), None)
     if base is None:
         return _repr(value)
     data: Any = value  # read below only with the methods of ``base``, which it derives from
     own = kind is base  # a built-in type, not a subclass: no name around it
-    name = kind.__name__[: SHOWN_WIDTH + 1]  # a caller's class may have any name
+    name = _class_name(kind)[: SHOWN_WIDTH + 1]  # a caller's class may have any name
     inner = budget if own else max(budget - len(name) - 2, 0)
     text: str
     if base is str:
@@ -301,6 +371,8 @@ def _render_python(value: object, kind: type, budget: int, depth: int) -> str:
         text = _render(int.__int__(data), inner, depth)
     elif base is float:
         text = _render(float.__float__(data), inner, depth)
+    elif base is complex:
+        text = complex.__repr__(data)
     elif base is bytes:
         text = bytes.__repr__(bytes.__getitem__(data, slice(0, inner + 1)))
     elif base is bytearray:
@@ -319,7 +391,7 @@ def _render_python(value: object, kind: type, budget: int, depth: int) -> str:
             return f"{name}({factory}, {_render_dict(items, budget - len(name) - len(factory) - 4, depth)})"
         text = _render_dict(items, inner, depth)
     elif base is set or base is frozenset:
-        parts = _render_items(base.__iter__(data), budget, depth)
+        parts = _render_items(_set_items(data, base, budget), budget, depth)
         if kind is set and parts:
             return "{" + ", ".join(parts) + "}"
         return f"{name}({{{', '.join(parts)}}})" if parts else f"{name}()"
@@ -335,9 +407,63 @@ def _render_python(value: object, kind: type, budget: int, depth: int) -> str:
             chars = array.tounicode(array.__getitem__(data, slice(0, budget + 1)))
             return f"{name}({code!r}, {_render(chars, budget, depth)})"
         return f"{name}({code!r}, [{', '.join(_render_items(array.__iter__(data), budget, depth))}])"
+    elif base is SimpleNamespace:
+        return _render_namespace(_NAMESPACE_DICT.__get__(data), "namespace" if own else name, budget, depth)
     else:  # a view of a dict: keys, values or items (no caller code runs while iterating one)
         return f"{name}([{', '.join(_render_items(iter(data), budget, depth))}])"
     return text if own else f"{name}({text})"
+
+
+class _Unordered(Exception):
+    """A set holds an item that `_set_order` does not sort."""
+
+
+_NUMBER_TYPES = frozenset({int, float, bool})
+
+
+def _set_order(item: object) -> tuple[int, Any]:
+    """Where ``item`` goes in a set shown sorted: ``None``, numbers, ``NaN``, strings, then
+    bytes, each by value; only exact types, so that comparing runs no caller code."""
+    kind = type(item)
+    if kind is str:
+        return (3, item)
+    if kind in _NUMBER_TYPES:
+        return (1, item) if item == item else (2, 0)  # NaN equals no number: all NaNs tie, shown alike
+    if kind is bytes:
+        return (4, item)
+    if item is None:
+        return (0, 0)
+    raise _Unordered
+
+
+def _set_items(data: Any, base: Any, budget: int) -> Iterable[object]:
+    """The items of a set or frozenset to show: sorted when `_set_order` sorts them all, else in
+    the order the set holds them. Only the smallest items that fit in ``budget`` are kept
+    (each takes at least 3 characters, ``1, ``), in one pass over the set."""
+    try:
+        return heapq.nsmallest(budget // 3 + 2, base.__iter__(data), key=_set_order)
+    except _Unordered:
+        return base.__iter__(data)  # type: ignore[no-any-return]
+
+
+def _render_namespace(attributes: dict[object, object], name: str, budget: int, depth: int) -> str:
+    """A ``SimpleNamespace``'s attributes as Python writes them, ``namespace(a=1, b="x")``, until
+    ``budget`` is used up (then ``...``); like Python, only non-empty string names are shown."""
+    parts = []
+    used = len(name) + 2
+    key: Any  # read below only with the methods of ``str``, which it derives from
+    for key, item in dict.items(attributes):
+        if used > budget:
+            parts.append("...")
+            break
+        if not (issubclass(type(key), str) and str.__len__(key)):
+            used += 1  # not shown, but read: a namespace of such keys still stops at the width
+            continue
+        attribute = str.__getitem__(key, slice(0, budget + 1))
+        part = f"{attribute}={_render(item, budget - used - len(attribute) - 1, depth + 1)}"
+        parts.append(part)
+        used += len(part) + 2
+    return f"{name}({', '.join(parts)})"
 
 
 def _render_dict(items: Iterable[tuple[object, object]], budget: int, depth: int) -> str:
@@ -357,9 +483,12 @@ def _render_dict(items: Iterable[tuple[object, object]], budget: int, depth: int
 
 def _render_key(key: object, budget: int, depth: int) -> str:
     """A key of a dict: a ``str`` as JSON; ``None``, ``True`` and ``False`` as Python writes them
-    (JSON has no such key, and ``null`` would read as a string key); anything else as a value."""
+    (JSON has no such key, and ``null`` would read as a string key); anything else as a value.
+    A `_RepeatedKey` of a plain copy is shown as the string it reads as, as the caller wrote it."""
     if key is None or type(key) is bool:
         return repr(key)
+    if type(key) is _RepeatedKey:
+        return _render(key.name, budget, depth)
     return _render(key, budget, depth)
 
 
@@ -381,9 +510,10 @@ def _shown(value: object) -> str:
     """A short, one-line, readable rendering of a value for an error message."""
     try:
         text = _render(value, SHOWN_WIDTH)
-    except Exception:  # a value from the caller may break in any way while shown
-        # (a caller's __repr__ of an item that changes the container being shown): repr, cut
-        text = _repr(value)
+    except _NotPlain:
+        raise
+    except Exception:  # pragma: no cover - `_render` catches what a value breaks with
+        text = f"<{_type_name(value)} that cannot be shown>"  # never the repr: it is unbounded
     return _cut(_printable(text))
 
 
@@ -391,9 +521,34 @@ def _shown_key(key: object) -> str:
     """A key of the request that is not a string, shown as `_render_key` shows a dict's key."""
     try:
         text = _render_key(key, SHOWN_WIDTH, 0)
-    except Exception:
-        text = _repr(key)
+    except _NotPlain:
+        raise
+    except Exception:  # pragma: no cover - as in `_shown`
+        text = f"<{_type_name(key)} that cannot be shown>"
     return _cut(_printable(text))
+
+
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
+"""A memory address in a repr, ``<object object at 0x7f...>``: it changes from run to run."""
+
+
+def _without_addresses(text: str, width: int) -> str:
+    """The first ``width`` characters of ``text`` once its memory addresses are taken out
+    (``<memory at 0x7f...>`` becomes ``<memory>``), reading only as far as they go."""
+    parts = []
+    at = 0
+    need = width
+    while need > 0:
+        # An address is at most 16 hex digits: one starting within what is needed ends well
+        # inside the part searched.
+        match = _ADDRESS.search(text, at, at + need + 40)
+        if match is None or match.start() >= at + need:
+            parts.append(text[at : at + need])
+            break
+        parts.append(text[at : match.start()])
+        need -= match.start() - at
+        at = match.end()
+    return "".join(parts)
 
 
 def _repr(value: object) -> str:
@@ -411,8 +566,8 @@ def _repr(value: object) -> str:
     except Exception:
         return f"<{_type_name(value)} that cannot be shown>"
     # Escaping only lengthens a text, so what is cut after it is all in the first width + 1
-    # characters: the rest of a long repr is never scanned.
-    return _cut(_printable(text[: SHOWN_WIDTH + 1]))
+    # characters (once addresses are out): the rest of a long repr is never scanned.
+    return _cut(_printable(_without_addresses(text, SHOWN_WIDTH + 1)))
 
 
 def _got(value: object) -> str:

@@ -21,8 +21,9 @@ _PLAIN_LEAVES = frozenset({type(None), bool, int, float, str})
 def _is_plain(value: object, levels: int) -> bool:
     """Whether ``value`` is plain JSON as deep as the walk looks into it: ``levels`` levels of
     containers whose items it compares (exact ``dict`` with ``str`` keys, exact ``list``);
-    below that, items are only ever shown, which is safe whatever they are. Leaves must be
-    exact ``str``, ``int``, ``float``, ``bool`` or ``None``. Runs no caller code."""
+    below that, items are only ever shown, and showing one that is not plain stops the walk
+    before it runs any of its code (`_PLAIN_ONLY`). Leaves must be exact ``str``, ``int``,
+    ``float``, ``bool`` or ``None``. Runs no caller code."""
     kind = type(value)
     if kind in _PLAIN_LEAVES:
         return True

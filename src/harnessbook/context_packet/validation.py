@@ -12,8 +12,10 @@ The first walk reads the request as it is given, so the methods of a caller's ``
 plain ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` or ``None`` (an ``IntEnum``
 budget, a ``str`` enum id), or when such a method raises, the request is copied into plain
 values (module ``plain``), and the copy is what is checked and built: the first walk stops at
-the first value that is not plain, before showing it, so that such a value is shown once, for
-the copy. Work and the report are bounded: see [`errors`][harnessbook.context_packet.errors].
+the first value that is not plain, before showing it, even inside a ``list`` or ``dict`` it
+shows, so that such a value is shown once, for the copy (only plain JSON values shown before
+it are worded again, which runs no caller code). Work and the report are bounded: see
+[`errors`][harnessbook.context_packet.errors].
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from harnessbook.context_packet.checks import (
     _is_int,
 )
 from harnessbook.context_packet.errors import (
+    _PLAIN_ONLY,
     _got,
+    _NotPlain,
     _Problems,
     _shown,
 )
@@ -178,9 +182,14 @@ def validate_request(request: object) -> None:
 def _validated(request: object) -> Any:
     """Validate ``request`` and return what to build from: the request itself when every value
     in it is a plain JSON value, else a plain copy of it (see `_plain`)."""
+    plain_only = _PLAIN_ONLY.set(True)  # the walk stops before showing a value that is not plain
     try:
-        problems = _walk(request, plain_only=True)
-    except Exception:  # a value is not plain, or a caller's __eq__, __hash__ or __repr__ raised
+        problems: _Problems | None = _walk(request, plain_only=True)
+    except Exception:  # a value is not plain, or a caller's __eq__ or __hash__ raised
+        problems = None
+    finally:
+        _PLAIN_ONLY.reset(plain_only)
+    if problems is None:
         request = _plain_request(request)
         problems = _walk(request, plain_only=False)
     if problems:
@@ -188,19 +197,16 @@ def _validated(request: object) -> Any:
     return request
 
 
-class _NotPlain(Exception):
-    """Stops the walk of a request as it was given at the first value that is not plain JSON:
-    the plain copy is checked instead, from the start, and shows that value once, not twice."""
-
-
 _LOOK_ALIKE_LENGTH = 256
 """The longest id the look-alike hint normalizes: NFC sorts a run of combining marks with an
 insertion sort, quadratic in the run (a 157 KB id took 12 s)."""
 
 _LOOK_ALIKE_BUDGET = 2**20
-"""How many characters of candidate ids not already in NFC form the look-alike hint normalizes
-in all, counted in input order: an id past them gets no hint. 60,000 ids of 256 combining marks
-out of canonical order took 5.5 s to normalize, against 0.16 s for building the valid request."""
+"""How many characters of candidate ids that are not ASCII the look-alike hint reads in all,
+counted in input order: an id past them gets no hint. 60,000 ids of 256 combining marks out of
+canonical order took 5.5 s to normalize, against 0.16 s for building the valid request; and even
+checking whether an id is in NFC form can cost a normalization (``unicodedata.is_normalized``
+normalizes when its quick check cannot tell), so an id in NFC form counts too."""
 
 
 def _nfc(text: str) -> str | None:
@@ -211,34 +217,43 @@ def _nfc(text: str) -> str | None:
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
-def _look_alikes(first_use: dict[str, int]) -> dict[str, tuple[int, ...]]:
+def _look_alikes(first_use: dict[str, int]) -> tuple[dict[str, tuple[int, ...]], bool]:
     """The NFC form of each id (up to :data:`_LOOK_ALIKE_LENGTH` characters) and the indexes of
     the first two candidates whose ids have it (two: one of them may be the candidate whose
-    conflict is looked up). An id already in NFC form is its own form and costs only the check;
-    the others are normalized while :data:`_LOOK_ALIKE_BUDGET` lasts. Ids are taken in input
-    order, so the table is the same for the same request."""
+    conflict is looked up), and whether the table is complete: whether it holds every id.
+
+    An ASCII id is its own form and costs nothing; any other id counts its characters against
+    :data:`_LOOK_ALIKE_BUDGET` before it is checked or normalized, and is left out once the
+    budget is spent, as is an id longer than :data:`_LOOK_ALIKE_LENGTH` (its NFC form may be
+    shorter). Ids are taken in input order, so the table is the same for the same request."""
     table: dict[str, tuple[int, ...]] = {}
     spent = 0
+    complete = True
     for cid, first in first_use.items():
         if len(cid) > _LOOK_ALIKE_LENGTH:
+            complete = False
             continue
-        if cid.isascii() or unicodedata.is_normalized("NFC", cid):
+        if cid.isascii():
             form = cid
         else:
             spent += len(cid)
             if spent > _LOOK_ALIKE_BUDGET:
+                complete = False
                 continue
-            form = unicodedata.normalize("NFC", cid)
+            # The check costs what normalizing does when its quick check cannot tell; when it
+            # can, an id in NFC form is not copied.
+            form = cid if unicodedata.is_normalized("NFC", cid) else unicodedata.normalize("NFC", cid)
         firsts = table.get(form, ())
         if len(firsts) < 2:
             table[form] = (*firsts, first)
-    return table
+    return table, complete
 
 
 def _walk(request: object, plain_only: bool) -> _Problems:
     """Every problem of ``request``. With ``plain_only``, raises `_NotPlain` before it shows or
     checks a value that does not have a plain JSON type (or holds one, as deep as it is
-    compared): such a request is walked as its plain copy."""
+    compared, or as far as it is shown: `_render` raises it while `_PLAIN_ONLY` is set): such a
+    request is walked as its plain copy."""
     problems = _Problems()
     if not isinstance(request, dict):
         if plain_only and not _is_plain(request, 0):
@@ -376,7 +391,7 @@ def _check_candidates(candidates: list[Any], problems: _Problems, plain_only: bo
     if not declares_conflicts:
         return
     # Cross-field: a conflict must name another candidate of this request.
-    look_alikes: dict[str, tuple[int, ...]] | None = None  # made on the first miss
+    look_alikes: tuple[dict[str, tuple[int, ...]], bool] | None = None  # made on the first miss
     for index, candidate in enumerate(candidates):
         if not (isinstance(candidate, dict) and "conflictsWith" in candidate):
             continue
@@ -396,9 +411,11 @@ def _check_candidates(candidates: list[Any], problems: _Problems, plain_only: bo
                 if written is not None:
                     if look_alikes is None:
                         look_alikes = _look_alikes(first_use)
-                    twins = look_alikes.get(written, ())
+                    table, complete = look_alikes
+                    twins = table.get(written, ())
                     # The first look-alike that is not this candidate's own id (which a repeated
-                    # id shares with an earlier candidate), else its own id.
+                    # id shares with an earlier candidate), else its own id: only when the table
+                    # holds every id, since another id left out of it may look the same.
                     mine = first_use.get(own) if isinstance(own, str) else None
                     twin = next((first for first in twins if first != mine), None)
                     if twin is not None:
@@ -406,7 +423,7 @@ def _check_candidates(candidates: list[Any], problems: _Problems, plain_only: bo
                             f" ($.candidates[{twin}].id looks the same but is written with other code points:"
                             " ids are compared code point by code point)"
                         )
-                    elif twins:
+                    elif twins and complete:
                         hint = (
                             " (this candidate's own id looks the same but is written with other code points:"
                             " ids are compared code point by code point, and a candidate cannot conflict with itself)"
