@@ -213,6 +213,13 @@ def _show_json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2)
 
 
+def _indent(document: Document, position: int) -> str:
+    """The white space that starts the line holding ``position``."""
+    start = document.text.rfind("\n", 0, position) + 1
+    line = document.text[start : document.text.find("\n", start) % (len(document.text) + 1)]
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
 class RequestResultParser:
     """A request.json fence and the fence right after it (result.json or InvalidRequestError)."""
 
@@ -223,11 +230,19 @@ class RequestResultParser:
                 continue
             follower = regions[index + 1] if index + 1 < len(regions) else None
             kind = fence_title(follower) if follower is not None else None
-            if follower is None or kind not in PAIR_FOLLOWERS:
+            if (
+                follower is None
+                or kind not in PAIR_FOLLOWERS
+                # As hooks/figures.py pairs them: only blank lines between, at the same indent
+                # (prose between would leave the pair run here but drawn as no figure).
+                or document.text[region.end : follower.start].strip()
+                or _indent(document, region.start) != _indent(document, follower.start)
+            ):
                 yield failing_region(
                     region,
                     "a request.json fence must be followed by a result.json or an InvalidRequestError "
-                    "fence: what the builder must return for it",
+                    "fence (at once: only blank lines between, at the same indent): what the builder "
+                    "must return for it",
                 )
                 continue
             yield Region(

@@ -227,7 +227,7 @@ def rewrite(markdown: str, lang: Lang, where: str, first_line: int = 1) -> Rewri
             or answer.indent != fence.indent
             or any(line.strip() for line in between)
         ):
-            continue  # docs/conftest.py reports a request without its answer
+            continue  # docs/conftest.py fails such a request: its answer must follow at once
         html = check_and_draw(fence, answer, lang, where, first_line)
         indent = fence.indent
         first = labels["figure"] if answer.title == "result.json" else labels["problems"]

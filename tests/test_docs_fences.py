@@ -238,6 +238,15 @@ BROKEN_PAGES = {
         "not collected by Sybil",
     ),
     "yaml-json": ('```yaml title="config.json"\n{}\n```\n', "not collected by Sybil"),
+    # Prose between a request and its answer: run here, but drawn as no figure (hooks/figures.py).
+    "prose-between": (
+        '```json title="request.json"\n{}\n```\n\nSome prose.\n\n```text title="InvalidRequestError"\nx\n```\n',
+        "must be followed by a result.json or an InvalidRequestError fence (at once",
+    ),
+    "answer-indented": (
+        '```json title="request.json"\n{}\n```\n\n    ```text title="InvalidRequestError"\n    x\n    ```\n',
+        "must be followed by a result.json or an InvalidRequestError fence (at once",
+    ),
     # Beside examples that run: the check is about each fence, not about the page as a whole.
     "py-beside-python": ("```python\nx = 1\n```\n\n```py\nprint(x)\n```\n", "not collected by Sybil"),
 }

@@ -911,7 +911,7 @@ def test_a_pair_becomes_tabs_with_the_figure_first():
 
 def test_only_a_request_followed_at_once_by_its_answer_becomes_a_figure():
     """Prose between the two fences, or an answer at another indent, is no pair: the page is
-    left as written (docs/conftest.py then reports the request without its answer)."""
+    left as written (and docs/conftest.py fails the request: its answer must follow at once)."""
     req = fenced("request.json", json.dumps(demo_request()))
     result = json.dumps(build_context_packet(demo_request()), ensure_ascii=False, indent=2)
     for page in (

@@ -27,6 +27,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 import types
@@ -807,9 +808,17 @@ def run(argv: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
     return code, out.buffer.getvalue().decode(), err.buffer.getvalue().decode()
 
 
-def shell(command: str, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+def shell(command: str, timeout: float = 60, request: Any = None) -> subprocess.CompletedProcess[bytes]:
+    """``command`` run by bash, with ``$HB`` the command line and, given a ``request``, ``$REQUEST``
+    a file holding it."""
     env = {**os.environ, "HB": str(SCRIPT)}
-    return subprocess.run(["bash", "-c", command], capture_output=True, timeout=timeout, env=env)
+    if request is None:
+        return subprocess.run(["bash", "-c", command], capture_output=True, timeout=timeout, env=env)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "request.json"
+        path.write_text(json.dumps(request), encoding="utf-8")
+        env["REQUEST"] = str(path)
+        return subprocess.run(["bash", "-c", command], capture_output=True, timeout=timeout, env=env)
 
 
 @pytest.mark.parametrize(
@@ -1026,12 +1035,14 @@ def test_a_reader_that_stops_early_gives_the_verdict_every_time() -> None:
     )
     assert codes.stdout.split() == [b"0"] * 10
     assert codes.stderr == b""
+    # A blocked verdict whose output (430 KB) is far more than a pipe holds (64 KB): the command
+    # is still writing when head leaves, and meets the broken pipe every time.
     blocked: Any = demo_request()
+    blocked["candidates"] += [dict(blocked["candidates"][1], id=f"extra-{n}") for n in range(2000)]
     del blocked["candidates"][0]["source"]
-    done = shell(
-        f"echo '{json.dumps(blocked)}' | \"$HB\" build - | head -c1 >/dev/null; exit ${{PIPESTATUS[1]}}"
-    )
-    assert done.returncode == EXIT_CODES["blocked"]
+    assert len(json.dumps(build_context_packet(blocked), indent=2)) > 256 * 1024
+    done = shell('"$HB" build "$REQUEST" | head -c1 >/dev/null; exit ${PIPESTATUS[0]}', request=blocked)
+    assert (done.returncode, done.stderr) == (EXIT_CODES["blocked"], b"")
 
 
 def test_usage_errors_and_invalid_requests_have_different_codes() -> None:

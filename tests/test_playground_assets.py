@@ -310,9 +310,30 @@ def test_every_page_loads_the_playground_script(built_site):
 
 
 def test_no_page_refers_to_another_host_for_the_runtime(built_site):
+    """The playground's scripts name no host at all, and no built page or script of the site
+    names the runtime at another host (a CDN's pyodide.js): it is served from the site itself.
+    Not read: Pyodide's own files (pyodide.mjs names its CDN as the default the worker
+    overrides) and vendor.json (which names where the runtime was taken from)."""
     for name in ("playground.js", "worker.mjs"):
         text = (PLAYGROUND / name).read_text(encoding="utf-8")
         assert not re.search(r"https?://", text), name
+    elsewhere = re.compile(r"(?:https?:)?//[^\s\"'<>()]*pyodide", re.IGNORECASE)
+    built = [
+        p
+        for p in built_site.path.rglob("*")
+        if p.suffix in (".html", ".js", ".mjs", ".json")
+        and not any(part.startswith("pyodide-") for part in p.parts)
+        and p.name != "vendor.json"
+    ]
+    assert len([p for p in built if p.suffix == ".html"]) > 80
+    found = {
+        str(path.relative_to(built_site.path)): match.group()
+        for path in built
+        if "pyodide" in (text := path.read_text(encoding="utf-8", errors="replace")).lower()
+        for match in [elsewhere.search(text)]
+        if match
+    }
+    assert not found, found
 
 
 # --------------------------------------------------------------------------- the hosting page's sizes

@@ -206,3 +206,14 @@ def test_mutation_testing_leaves_out_exactly_what_its_comment_says():
     assert not unexplained - stale, (
         f"deselected, though they neither start a process nor use hypothesis: {sorted(unexplained - stale)}"
     )
+
+
+def test_every_run_lists_its_skips_and_expected_failures_with_their_reasons():
+    """A test skipped where a tool is missing says why (README, CONTRIBUTING): ``-ra`` in the
+    default options prints each reason in the run's summary, whoever runs the command."""
+    import tomllib
+
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"][
+        "ini_options"
+    ]
+    assert "-ra" in options["addopts"].split()
