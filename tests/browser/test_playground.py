@@ -247,6 +247,49 @@ def test_a_page_where_nobody_runs_requests_no_pyodide_file(new_page, site_url):
     assert log.problems() == []
 
 
+SWIPE = [(0, 0), (0, -60), (0, -160), (0, -300)]  # a finger drawn up the screen: a scroll
+
+
+def test_a_finger_that_swipes_across_the_control_requests_no_pyodide_file(new_page, site_url):
+    """A touch (or a pen) that enters the Run control is not the intent to run: on a phone the
+    swipe that scrolls past an example starts on its control as often as not, and it downloaded
+    the 7 MB runtime. A mouse that comes later still starts the download."""
+    page, log = new_page(has_touch=True, is_mobile=True, viewport={"width": 390, "height": 844})
+    goto(page, site_url + page_url(example_page()), wait_until="networkidle")
+    control = page.locator(OPEN).first
+    control.scroll_into_view_if_needed()
+    box = control.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+    entered = page.evaluate_handle(
+        """control => { const seen = [];
+             control.addEventListener('pointerenter', event => seen.push(event.pointerType));
+             return seen; }""",
+        control.element_handle(),
+    )
+    for step, (dx, dy) in enumerate(SWIPE):
+        kind = "touchStart" if step == 0 else "touchMove"
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [{"x": x + dx, "y": y + dy}]})
+        page.wait_for_timeout(30)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    # A pen's pointer, as a browser reports it (a stylus hovering or touching the control).
+    control.dispatch_event("pointerenter", {"pointerType": "pen", "isPrimary": True})
+    page.wait_for_timeout(1500)
+    assert page.evaluate("seen => seen", entered) == ["touch", "pen"]  # the pointers did enter
+    assert pyodide_requests(log.requests) == []
+    assert not any(urlsplit(u).path.endswith("worker.mjs") for u in log.requests)
+    assert control.get_attribute("aria-expanded") == "false"  # a swipe, not a tap
+    assert log.problems() == []
+    # The touch did not use up the control's listener: a mouse over it is the intent to run.
+    control.dispatch_event("pointerenter", {"pointerType": "mouse", "isPrimary": True})
+    for _ in range(100):
+        if any(urlsplit(u).path.endswith("worker.mjs") for u in log.requests):
+            break
+        page.wait_for_timeout(100)
+    assert any(urlsplit(u).path.endswith("worker.mjs") for u in log.requests), "a mouse over it fetched nothing"
+
+
 @pytest.mark.parametrize("intent", ["pointer", "focus"])
 def test_intent_to_run_starts_loading_the_runtime_before_the_click(new_page, site_url, intent):
     page, log = new_page()

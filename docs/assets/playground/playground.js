@@ -3,7 +3,8 @@
  * request.json example (a json fence titled request.json). It runs the real harnessbook package (packed from
  * src/harnessbook by hooks/playground.py at build time) under Pyodide, in a Web Worker
  * (worker.mjs). Nothing of Pyodide is requested until a reader shows the intent to run: a
- * pointer over a Run control, focus on it, or a click.
+ * mouse pointer over a Run control, focus on it, or a click (a finger that swipes across it is
+ * no such intent).
  *
  * Everything that comes from the request or the result is put on the page with textContent,
  * never as HTML. The one exception is the figure and the decision table, which the package's
@@ -579,16 +580,23 @@
       panel.editor = editor;
     }
 
-    // A pointer over the control, or focus on it, is the reader's intent to run: the runtime
-    // starts loading then (in its worker), so the click finds it ready or nearly so. Nothing
-    // of Pyodide is fetched before such a sign. A failed start is reported by the click.
-    // A reader who asked the browser to save data (Save-Data) downloads the runtime only on
-    // the click.
+    // A mouse pointer over the control, or focus on it, is the reader's intent to run: the
+    // runtime starts loading then (in its worker), so the click finds it ready or nearly so.
+    // Nothing of Pyodide is fetched before such a sign. A finger or a pen that enters the
+    // control is no such sign: it enters it too when a swipe that scrolls the page starts on
+    // it, and a tap that follows is a click, which loads the runtime itself. A failed start is
+    // reported by the click. A reader who asked the browser to save data (Save-Data) downloads
+    // the runtime only on the click.
     function prefetch() {
       if (navigator.connection && navigator.connection.saveData) return;
       startRuntime().ready.catch(function () {});
     }
-    toggle.addEventListener("pointerenter", prefetch, { once: true });
+    function pointed(event) {
+      if (event.pointerType !== "mouse") return; // a touch leaves the listener for a mouse
+      toggle.removeEventListener("pointerenter", pointed);
+      prefetch();
+    }
+    toggle.addEventListener("pointerenter", pointed);
     toggle.addEventListener("focus", prefetch, { once: true });
 
     // A tap opens the panel without focusing the editor: on a phone, focus would raise the

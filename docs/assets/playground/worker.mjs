@@ -1,7 +1,7 @@
 // The playground's Web Worker: Pyodide and the harnessbook package, off the page's main thread.
 //
-// Started by playground.js the first time a reader shows the intent to run an example (a pointer
-// over a Run control, focus on it, or a click), never before.
+// Started by playground.js the first time a reader shows the intent to run an example (a mouse
+// pointer over a Run control, focus on it, or a click), never before.
 // Messages in:  {type: "init", indexURL, packageURL}   then   {type: "run", id, text, lang}
 // Messages out: {type: "progress", stage}
 //               {type: "ready", pyodide, python, start: "cold" | "snapshot", sourceModules: [...]}
