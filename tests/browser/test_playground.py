@@ -765,6 +765,18 @@ RUNTIME_FILE_FAILURES = {
     # Pyodide imports its JavaScript module itself: a failed import says nothing of why.
     "asm-mjs-404": ("**/pyodide.asm.mjs", 404, "http", "pyodide.asm.mjs"),
     "asm-mjs-network": ("**/pyodide.asm.mjs", "abort", "network", "pyodide.asm.mjs"),
+    # A page left open across a deploy that upgraded Pyodide asks for the old runtime's folder,
+    # which is gone: the worker's import of pyodide.mjs fails, and said nothing of a 404 (it
+    # read as a .mjs file sent with the wrong type).
+    "mjs-404": ("**/pyodide.mjs", 404, "http", "pyodide.mjs"),
+    "mjs-network": ("**/pyodide.mjs", "abort", "network", "pyodide.mjs"),
+    # Pyodide fetches its lock file itself, and a 404 read as a JSON parse error ("Unexpected
+    # token '<'"), with no file and no status.
+    "lock-404": ("**/pyodide-lock.json", 404, "http", "pyodide-lock.json"),
+    # The worker itself missing (a deploy half done): the page's worker reports an error that
+    # says nothing more.
+    "worker-404": ("**/worker.mjs*", 404, "http", "worker.mjs"),
+    "worker-network": ("**/worker.mjs*", "abort", "network", "worker.mjs"),
 }
 
 

@@ -218,8 +218,9 @@
         }
       }
       document.addEventListener("securitypolicyviolation", onViolation);
+      var workerURL = new URL("worker.mjs" + VERSION, BASE);
       try {
-        worker = new Worker(new URL("worker.mjs" + VERSION, BASE), { type: "module" });
+        worker = new Worker(workerURL, { type: "module" });
       } catch (error) {
         // A browser may refuse the worker here, as a SecurityError, when the policy's worker-src
         // does not allow it (Chromium reports it as a violation and an error event instead, see
@@ -301,13 +302,19 @@
       });
       worker.addEventListener("error", function (event) {
         // The worker script itself did not load or run (a module worker served with a
-        // non-JavaScript type reports no more detail than this).
+        // non-JavaScript type, or missing, reports no more detail than this).
         event.preventDefault();
         if (state.info === null) {
           // One task later: the policy's violation event may come after the worker's error.
           setTimeout(function () {
-            if (refusedByPolicy) fail(new LoadError("worker-csp", T.workerCsp));
-            else fail(new LoadError("module", T.moduleFailed, { message: event.message || "worker.mjs" }));
+            if (refusedByPolicy) return fail(new LoadError("worker-csp", T.workerCsp));
+            // Asked for again, to tell a missing file or a failed connection from a wrong type.
+            fetch(workerURL).then(function (response) {
+              if (!response.ok) return new LoadError("http", format(T.httpFailed, { file: "worker.mjs", status: response.status }));
+              return new LoadError("module", T.moduleFailed, { message: event.message || "worker.mjs" });
+            }, function () {
+              return new LoadError("network", format(T.networkFailed, { file: "worker.mjs" }));
+            }).then(fail);
           }, 0);
         } else {
           fail(new LoadError("load", format(T.loadFailed, { message: event.message || "worker.mjs" })));

@@ -367,10 +367,22 @@ async function init(indexURL, packageURL) {
   const packageBytes = fetched(fetch(packageURL), "harnessbook.zip").then((response) => response.arrayBuffer());
   packageBytes.catch(() => {});
   let loadPyodide;
+  const moduleURL = new URL("pyodide.mjs", indexURL).href;
   try {
-    ({ loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href));
+    ({ loadPyodide } = await import(moduleURL));
   } catch (error) {
-    // Typically a server that does not send .mjs as JavaScript (or a missing file).
+    // A failed import says nothing of why: ask for the file again. A missing file (a page left
+    // open across a deploy that upgraded Pyodide asks for the old runtime's folder) or a failed
+    // connection is said as such; a file that arrives is one the server does not send as
+    // JavaScript (or a connection that failed for the import only).
+    try {
+      await fetched(fetch(moduleURL), "pyodide.mjs");
+    } catch (probe) {
+      if (probe instanceof FetchFailure) {
+        reportFailure(probe.reason, probe.message, probe.extra);
+        return;
+      }
+    }
     reportFailure("module", describe(error));
     return;
   }
@@ -422,10 +434,12 @@ self.addEventListener("message", async (event) => {
     } catch (error) {
       let failure = error;
       if (!(error instanceof FetchFailure) && !failureReported) {
-        // Pyodide fetches its JavaScript module (pyodide.asm.mjs) and the standard library
-        // itself, and when either fails it says little ("Program terminated with exit(1)", or
-        // a failed import): ask for each again to say which failed, and how.
-        for (const [file, path] of [["pyodide.asm.mjs", "pyodide.asm.mjs"], ["python_stdlib.compiled.zip", STDLIB]]) {
+        // Pyodide fetches its lock file, its JavaScript module (pyodide.asm.mjs) and the
+        // standard library itself, and when one fails it says little or nothing of the file
+        // ("Program terminated with exit(1)", a failed import, or a 404's HTML page read as
+        // JSON: "Unexpected token '<'"): ask for each again to say which failed, and how.
+        const files = [["pyodide-lock.json", "pyodide-lock.json"], ["pyodide.asm.mjs", "pyodide.asm.mjs"], ["python_stdlib.compiled.zip", STDLIB]];
+        for (const [file, path] of files) {
           try {
             await fetched(fetch(new URL(path, message.indexURL).href), file);
           } catch (probe) {
