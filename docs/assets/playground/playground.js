@@ -81,7 +81,7 @@
       wasmCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许编译 WebAssembly，script-src 中需要有 'wasm-unsafe-eval'。网站维护者需要按这一页配置服务器：",
       loadFailed: "无法加载浏览器中的 Python：{message}",
       networkFailed: "无法加载浏览器中的 Python：下载 {file} 时网络连接中断。请检查网络，再点一次“运行”。",
-      httpFailed: "无法加载浏览器中的 Python：服务器对 {file} 的回答是 HTTP {status}。网站可能正在更新，请稍后再点“运行”；一直如此的话，需要网站维护者检查这个文件。",
+      httpFailed: "无法加载浏览器中的 Python：服务器对 {file} 的回答是 HTTP {status}。网站可能已经更新或正在更新：请重新加载这个页面，或稍后再点“运行”；一直如此的话，需要网站维护者检查这个文件。",
       moduleFailed: "无法启动浏览器中的 Python：脚本模块（.mjs）没有载入。可能是网络中断（请检查网络后再试一次），也可能是服务器没有以 text/javascript 发送 .mjs 文件；如果是后者，网站维护者需要按这一页配置服务器：",
       // The link under a failure to start: the hosting page's title and the section that says
       // what to fix (tests/browser/test_playground.py checks both against the built page).
@@ -136,7 +136,7 @@
       wasmCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow compiling WebAssembly; script-src needs 'wasm-unsafe-eval'. Whoever hosts this site must configure the server as described here:",
       loadFailed: "Python for the browser could not be loaded: {message}",
       networkFailed: "Python for the browser could not be loaded: the connection failed while {file} was downloading. Check your connection and press Run again.",
-      httpFailed: "Python for the browser could not be loaded: the server answered HTTP {status} for {file}. The site may be updating: press Run again later; if this persists, whoever hosts the site should check the file.",
+      httpFailed: "Python for the browser could not be loaded: the server answered HTTP {status} for {file}. The site may have been updated, or be updating: reload the page, or press Run again later; if this persists, whoever hosts the site should check the file.",
       moduleFailed: "Python for the browser cannot start: a script module (.mjs) did not load. Either the network failed (check your connection and try again), or the server does not send .mjs files as text/javascript; if so, whoever hosts this site must configure the server as described here:",
       hostingPage: "Publishing and hosting the book",
       hostingSections: { "wasm-mime": ".wasm must be served as application/wasm", "content-security-policy": "Content Security Policy" },
