@@ -1018,6 +1018,10 @@ REFUSING_POLICIES = {
     # the document and an error on the worker that says nothing more (it read as a module that
     # did not load, with advice about MIME types).
     "worker-src": (("worker-src 'self'", "worker-src 'none'"), "worker-csp", "worker-src"),
+    # connect-src without 'self': the worker's fetches of the runtime and the package are
+    # refused. Inside the worker that looks like a failed connection (it read as "check your
+    # network"); the worker hears the policy's violation and says so.
+    "connect-src": (("connect-src 'self'", "connect-src 'none'"), "csp", "connect-src"),
 }
 
 

@@ -89,6 +89,7 @@
       hostingSections: { "wasm-mime": ".wasm 必须以 application/wasm 发送", "content-security-policy": "内容安全策略" },
       workerUnsupported: "这个浏览器不支持模块化的 Web Worker，无法在页面中运行例子。",
       workerCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许这个页面启动 Web Worker，worker-src 中需要有 'self'。网站维护者需要按这一页配置服务器：",
+      fetchCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许下载 {file}，{directive} 中需要有 'self'。网站维护者需要按这一页配置服务器：",
     },
     en: {
       open: "Run in browser",
@@ -142,6 +143,7 @@
       hostingSections: { "wasm-mime": ".wasm must be served as application/wasm", "content-security-policy": "Content Security Policy" },
       workerUnsupported: "This browser does not support module Web Workers, so the examples cannot run in the page.",
       workerCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow this page to start a Web Worker; worker-src needs 'self'. Whoever hosts this site must configure the server as described here:",
+      fetchCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow downloading {file}; {directive} needs 'self'. Whoever hosts this site must configure the server as described here:",
     },
   };
 
@@ -169,7 +171,7 @@
 
   // Where the hosting page says how to fix a failure to start: the Content-Security-Policy
   // section for a policy that forbids WebAssembly, the section on types (.wasm and .mjs) otherwise.
-  var HOSTING_SECTION = { "wasm-csp": "content-security-policy", "worker-csp": "content-security-policy", "wasm-mime": "wasm-mime", module: "wasm-mime" };
+  var HOSTING_SECTION = { "wasm-csp": "content-security-policy", "worker-csp": "content-security-policy", csp: "content-security-policy", "wasm-mime": "wasm-mime", module: "wasm-mime" };
 
   function hostingLink(kind) {
     var root = new URL("../../", BASE); // assets/playground/ -> site root
@@ -275,6 +277,8 @@
             fail(new LoadError("wasm-csp", T.wasmCsp, message));
           } else if (message.reason === "module") {
             fail(new LoadError("module", T.moduleFailed, message));
+          } else if (message.reason === "csp") {
+            fail(new LoadError("csp", format(T.fetchCsp, { file: message.file, directive: message.directive }), message));
           } else if (message.reason === "network") {
             fail(new LoadError("network", format(T.networkFailed, { file: message.file }), message));
           } else if (message.reason === "http") {
