@@ -287,7 +287,9 @@ def test_a_finger_that_swipes_across_the_control_requests_no_pyodide_file(new_pa
         if any(urlsplit(u).path.endswith("worker.mjs") for u in log.requests):
             break
         page.wait_for_timeout(100)
-    assert any(urlsplit(u).path.endswith("worker.mjs") for u in log.requests), "a mouse over it fetched nothing"
+    assert any(urlsplit(u).path.endswith("worker.mjs") for u in log.requests), (
+        "a mouse over it fetched nothing"
+    )
 
 
 @pytest.mark.parametrize("intent", ["pointer", "focus"])
@@ -809,6 +811,41 @@ def test_a_runtime_file_that_does_not_arrive_is_named_at_once(new_page, site_url
     # The control is usable again: Run starts afresh (as after a time-out, which the test
     # below runs through to the result).
     assert panel_of(page, 0).locator("[data-playground-run]").get_attribute("aria-disabled") is None
+    assert log.foreign == []
+
+
+# Put in front of worker.mjs: a run of a text that holds this mark ends the worker with an
+# uncaught error (as a fault of the runtime would), before the worker's own listener sees it.
+CRASH_MARK = "crash-the-worker"
+CRASHING_WORKER = f"""self.addEventListener("message", (event) => {{
+  if (event.data.type === "run" && event.data.text.includes({CRASH_MARK!r})) {{
+    event.stopImmediatePropagation();
+    throw new Error("the runtime failed");
+  }}
+}});
+"""
+
+
+def test_a_runtime_that_fails_during_a_run_says_so_and_the_next_run_works(reader_page, site_url):
+    """An error in the worker after it started is no failure to load: the run under way is told
+    that the runtime stopped while it ran (it read "could not be loaded"), and Run starts afresh."""
+    page, log = reader_page()
+
+    def crashing(route):
+        response = route.fetch()
+        route.fulfill(response=response, body=CRASHING_WORKER + response.text())
+
+    page.route("**/worker.mjs*", crashing)
+    goto(page, site_url + page_url(example_page()))
+    first = open_and_run(page, 0)
+    assert first["kind"] == "result", first["status"]
+    text = first["editor"]
+    shown = run_edited(page, 0, text.replace("{", f'{{"note": "{CRASH_MARK}", ', 1))
+    assert shown["statusKind"] == "failed" and shown["reason"] == "stopped", shown
+    assert "运行中停止" in shown["status"] and "加载" not in shown["status"], shown
+    again = run_edited(page, 0, text)
+    assert again["kind"] == "result", again["status"]
+    assert again["text"] == first["text"]
     assert log.foreign == []
 
 

@@ -77,6 +77,7 @@
       noType: "（空）",
       timeout: "浏览器中的 Python 在 {seconds} 秒内没有加载完成，已经停止。请检查网络后再试一次。",
       runTimeout: "这次运行在 {seconds} 秒内没有结束，已经停止。",
+      stopped: "浏览器中的 Python 在运行中停止了：{message}。再点一次“运行”会重新启动它。",
       wasmMime: "无法启动浏览器中的 Python：服务器发送 pyodide.asm.wasm 时用的类型是“{type}”，浏览器要求 application/wasm。网站维护者需要按这一页配置服务器：",
       wasmCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许编译 WebAssembly，script-src 中需要有 'wasm-unsafe-eval'。网站维护者需要按这一页配置服务器：",
       loadFailed: "无法加载浏览器中的 Python：{message}",
@@ -133,6 +134,7 @@
       noType: "(none)",
       timeout: "Python for the browser did not finish loading within {seconds} seconds and was stopped. Check your connection and try again.",
       runTimeout: "This run did not finish within {seconds} seconds and was stopped.",
+      stopped: "Python for the browser stopped while it ran: {message}. Press Run to start it again.",
       wasmMime: "Python for the browser cannot start: the server sent pyodide.asm.wasm as “{type}”, and browsers require application/wasm. Whoever hosts this site must configure the server as described here:",
       wasmCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow compiling WebAssembly; script-src needs 'wasm-unsafe-eval'. Whoever hosts this site must configure the server as described here:",
       loadFailed: "Python for the browser could not be loaded: {message}",
@@ -321,7 +323,9 @@
             }).then(fail);
           }, 0);
         } else {
-          fail(new LoadError("load", format(T.loadFailed, { message: event.message || "worker.mjs" })));
+          // The runtime had started: it failed while it ran a request (or between two runs,
+          // when no reader sees this). The next run starts a fresh one.
+          fail(new LoadError("stopped", format(T.stopped, { message: event.message || "worker.mjs" })));
         }
       });
       worker.postMessage({
@@ -520,7 +524,7 @@
         }).catch(function (error) {
           // A runtime that did not start is said even when this run went stale: a queued run
           // would only start the whole load again, and a restored request cannot run either.
-          var notStarted = error instanceof LoadError && error.kind !== "run-timeout" && error.kind !== "restart";
+          var notStarted = error instanceof LoadError && ["run-timeout", "restart", "stopped"].indexOf(error.kind) === -1;
           if (notStarted) again = false;
           else if (mine !== generation) return;
           output.hidden = true;
