@@ -247,6 +247,51 @@ def test_a_page_where_nobody_runs_requests_no_pyodide_file(new_page, site_url):
     assert log.problems() == []
 
 
+SWIPE = [(0, 0), (0, -60), (0, -160), (0, -300)]  # a finger drawn up the screen: a scroll
+
+
+def test_a_finger_that_swipes_across_the_control_requests_no_pyodide_file(new_page, site_url):
+    """A touch (or a pen) that enters the Run control is not the intent to run: on a phone the
+    swipe that scrolls past an example starts on its control as often as not, and it downloaded
+    the 7 MB runtime. A mouse that comes later still starts the download."""
+    page, log = new_page(has_touch=True, is_mobile=True, viewport={"width": 390, "height": 844})
+    goto(page, site_url + page_url(example_page()), wait_until="networkidle")
+    control = page.locator(OPEN).first
+    control.scroll_into_view_if_needed()
+    box = control.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+    entered = page.evaluate_handle(
+        """control => { const seen = [];
+             control.addEventListener('pointerenter', event => seen.push(event.pointerType));
+             return seen; }""",
+        control.element_handle(),
+    )
+    for step, (dx, dy) in enumerate(SWIPE):
+        kind = "touchStart" if step == 0 else "touchMove"
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [{"x": x + dx, "y": y + dy}]})
+        page.wait_for_timeout(30)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    # A pen's pointer, as a browser reports it (a stylus hovering or touching the control).
+    control.dispatch_event("pointerenter", {"pointerType": "pen", "isPrimary": True})
+    page.wait_for_timeout(1500)
+    assert page.evaluate("seen => seen", entered) == ["touch", "pen"]  # the pointers did enter
+    assert pyodide_requests(log.requests) == []
+    assert not any(urlsplit(u).path.endswith("worker.mjs") for u in log.requests)
+    assert control.get_attribute("aria-expanded") == "false"  # a swipe, not a tap
+    assert log.problems() == []
+    # The touch did not use up the control's listener: a mouse over it is the intent to run.
+    control.dispatch_event("pointerenter", {"pointerType": "mouse", "isPrimary": True})
+    for _ in range(100):
+        if any(urlsplit(u).path.endswith("worker.mjs") for u in log.requests):
+            break
+        page.wait_for_timeout(100)
+    assert any(urlsplit(u).path.endswith("worker.mjs") for u in log.requests), (
+        "a mouse over it fetched nothing"
+    )
+
+
 @pytest.mark.parametrize("intent", ["pointer", "focus"])
 def test_intent_to_run_starts_loading_the_runtime_before_the_click(new_page, site_url, intent):
     page, log = new_page()
@@ -722,6 +767,18 @@ RUNTIME_FILE_FAILURES = {
     # Pyodide imports its JavaScript module itself: a failed import says nothing of why.
     "asm-mjs-404": ("**/pyodide.asm.mjs", 404, "http", "pyodide.asm.mjs"),
     "asm-mjs-network": ("**/pyodide.asm.mjs", "abort", "network", "pyodide.asm.mjs"),
+    # A page left open across a deploy that upgraded Pyodide asks for the old runtime's folder,
+    # which is gone: the worker's import of pyodide.mjs fails, and said nothing of a 404 (it
+    # read as a .mjs file sent with the wrong type).
+    "mjs-404": ("**/pyodide.mjs", 404, "http", "pyodide.mjs"),
+    "mjs-network": ("**/pyodide.mjs", "abort", "network", "pyodide.mjs"),
+    # Pyodide fetches its lock file itself, and a 404 read as a JSON parse error ("Unexpected
+    # token '<'"), with no file and no status.
+    "lock-404": ("**/pyodide-lock.json", 404, "http", "pyodide-lock.json"),
+    # The worker itself missing (a deploy half done): the page's worker reports an error that
+    # says nothing more.
+    "worker-404": ("**/worker.mjs*", 404, "http", "worker.mjs"),
+    "worker-network": ("**/worker.mjs*", "abort", "network", "worker.mjs"),
 }
 
 
@@ -747,9 +804,48 @@ def test_a_runtime_file_that_does_not_arrive_is_named_at_once(new_page, site_url
         shown
     )
     assert "application/wasm" not in shown["status"], shown  # not a type to fix
+    if reason == "http":
+        # A page left open across a deploy asks for addresses that are gone for good: pressing
+        # Run again later never helps, reloading the page does.
+        assert "重新加载这个页面" in shown["status"], shown
     # The control is usable again: Run starts afresh (as after a time-out, which the test
     # below runs through to the result).
     assert panel_of(page, 0).locator("[data-playground-run]").get_attribute("aria-disabled") is None
+    assert log.foreign == []
+
+
+# Put in front of worker.mjs: a run of a text that holds this mark ends the worker with an
+# uncaught error (as a fault of the runtime would), before the worker's own listener sees it.
+CRASH_MARK = "crash-the-worker"
+CRASHING_WORKER = f"""self.addEventListener("message", (event) => {{
+  if (event.data.type === "run" && event.data.text.includes({CRASH_MARK!r})) {{
+    event.stopImmediatePropagation();
+    throw new Error("the runtime failed");
+  }}
+}});
+"""
+
+
+def test_a_runtime_that_fails_during_a_run_says_so_and_the_next_run_works(reader_page, site_url):
+    """An error in the worker after it started is no failure to load: the run under way is told
+    that the runtime stopped while it ran (it read "could not be loaded"), and Run starts afresh."""
+    page, log = reader_page()
+
+    def crashing(route):
+        response = route.fetch()
+        route.fulfill(response=response, body=CRASHING_WORKER + response.text())
+
+    page.route("**/worker.mjs*", crashing)
+    goto(page, site_url + page_url(example_page()))
+    first = open_and_run(page, 0)
+    assert first["kind"] == "result", first["status"]
+    text = first["editor"]
+    shown = run_edited(page, 0, text.replace("{", f'{{"note": "{CRASH_MARK}", ', 1))
+    assert shown["statusKind"] == "failed" and shown["reason"] == "stopped", shown
+    assert "运行中停止" in shown["status"] and "加载" not in shown["status"], shown
+    again = run_edited(page, 0, text)
+    assert again["kind"] == "result", again["status"]
+    assert again["text"] == first["text"]
     assert log.foreign == []
 
 
@@ -959,6 +1055,10 @@ REFUSING_POLICIES = {
     # the document and an error on the worker that says nothing more (it read as a module that
     # did not load, with advice about MIME types).
     "worker-src": (("worker-src 'self'", "worker-src 'none'"), "worker-csp", "worker-src"),
+    # connect-src without 'self': the worker's fetches of the runtime and the package are
+    # refused. Inside the worker that looks like a failed connection (it read as "check your
+    # network"); the worker hears the policy's violation and says so.
+    "connect-src": (("connect-src 'self'", "connect-src 'none'"), "csp", "connect-src"),
 }
 
 

@@ -3,7 +3,8 @@
  * request.json example (a json fence titled request.json). It runs the real harnessbook package (packed from
  * src/harnessbook by hooks/playground.py at build time) under Pyodide, in a Web Worker
  * (worker.mjs). Nothing of Pyodide is requested until a reader shows the intent to run: a
- * pointer over a Run control, focus on it, or a click.
+ * mouse pointer over a Run control, focus on it, or a click (a finger that swipes across it is
+ * no such intent).
  *
  * Everything that comes from the request or the result is put on the page with textContent,
  * never as HTML. The one exception is the figure and the decision table, which the package's
@@ -76,11 +77,12 @@
       noType: "（空）",
       timeout: "浏览器中的 Python 在 {seconds} 秒内没有加载完成，已经停止。请检查网络后再试一次。",
       runTimeout: "这次运行在 {seconds} 秒内没有结束，已经停止。",
+      stopped: "浏览器中的 Python 在运行中停止了：{message}。再点一次“运行”会重新启动它。",
       wasmMime: "无法启动浏览器中的 Python：服务器发送 pyodide.asm.wasm 时用的类型是“{type}”，浏览器要求 application/wasm。网站维护者需要按这一页配置服务器：",
       wasmCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许编译 WebAssembly，script-src 中需要有 'wasm-unsafe-eval'。网站维护者需要按这一页配置服务器：",
       loadFailed: "无法加载浏览器中的 Python：{message}",
       networkFailed: "无法加载浏览器中的 Python：下载 {file} 时网络连接中断。请检查网络，再点一次“运行”。",
-      httpFailed: "无法加载浏览器中的 Python：服务器对 {file} 的回答是 HTTP {status}。网站可能正在更新，请稍后再点“运行”；一直如此的话，需要网站维护者检查这个文件。",
+      httpFailed: "无法加载浏览器中的 Python：服务器对 {file} 的回答是 HTTP {status}。网站可能已经更新或正在更新：请重新加载这个页面，或稍后再点“运行”；一直如此的话，需要网站维护者检查这个文件。",
       moduleFailed: "无法启动浏览器中的 Python：脚本模块（.mjs）没有载入。可能是网络中断（请检查网络后再试一次），也可能是服务器没有以 text/javascript 发送 .mjs 文件；如果是后者，网站维护者需要按这一页配置服务器：",
       // The link under a failure to start: the hosting page's title and the section that says
       // what to fix (tests/browser/test_playground.py checks both against the built page).
@@ -88,6 +90,7 @@
       hostingSections: { "wasm-mime": ".wasm 必须以 application/wasm 发送", "content-security-policy": "内容安全策略" },
       workerUnsupported: "这个浏览器不支持模块化的 Web Worker，无法在页面中运行例子。",
       workerCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许这个页面启动 Web Worker，worker-src 中需要有 'self'。网站维护者需要按这一页配置服务器：",
+      fetchCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许下载 {file}，{directive} 中需要有 'self'。网站维护者需要按这一页配置服务器：",
     },
     en: {
       open: "Run in browser",
@@ -131,16 +134,18 @@
       noType: "(none)",
       timeout: "Python for the browser did not finish loading within {seconds} seconds and was stopped. Check your connection and try again.",
       runTimeout: "This run did not finish within {seconds} seconds and was stopped.",
+      stopped: "Python for the browser stopped while it ran: {message}. Press Run to start it again.",
       wasmMime: "Python for the browser cannot start: the server sent pyodide.asm.wasm as “{type}”, and browsers require application/wasm. Whoever hosts this site must configure the server as described here:",
       wasmCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow compiling WebAssembly; script-src needs 'wasm-unsafe-eval'. Whoever hosts this site must configure the server as described here:",
       loadFailed: "Python for the browser could not be loaded: {message}",
       networkFailed: "Python for the browser could not be loaded: the connection failed while {file} was downloading. Check your connection and press Run again.",
-      httpFailed: "Python for the browser could not be loaded: the server answered HTTP {status} for {file}. The site may be updating: press Run again later; if this persists, whoever hosts the site should check the file.",
+      httpFailed: "Python for the browser could not be loaded: the server answered HTTP {status} for {file}. The site may have been updated, or be updating: reload the page, or press Run again later; if this persists, whoever hosts the site should check the file.",
       moduleFailed: "Python for the browser cannot start: a script module (.mjs) did not load. Either the network failed (check your connection and try again), or the server does not send .mjs files as text/javascript; if so, whoever hosts this site must configure the server as described here:",
       hostingPage: "Publishing and hosting the book",
       hostingSections: { "wasm-mime": ".wasm must be served as application/wasm", "content-security-policy": "Content Security Policy" },
       workerUnsupported: "This browser does not support module Web Workers, so the examples cannot run in the page.",
       workerCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow this page to start a Web Worker; worker-src needs 'self'. Whoever hosts this site must configure the server as described here:",
+      fetchCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow downloading {file}; {directive} needs 'self'. Whoever hosts this site must configure the server as described here:",
     },
   };
 
@@ -168,7 +173,7 @@
 
   // Where the hosting page says how to fix a failure to start: the Content-Security-Policy
   // section for a policy that forbids WebAssembly, the section on types (.wasm and .mjs) otherwise.
-  var HOSTING_SECTION = { "wasm-csp": "content-security-policy", "worker-csp": "content-security-policy", "wasm-mime": "wasm-mime", module: "wasm-mime" };
+  var HOSTING_SECTION = { "wasm-csp": "content-security-policy", "worker-csp": "content-security-policy", csp: "content-security-policy", "wasm-mime": "wasm-mime", module: "wasm-mime" };
 
   function hostingLink(kind) {
     var root = new URL("../../", BASE); // assets/playground/ -> site root
@@ -217,8 +222,9 @@
         }
       }
       document.addEventListener("securitypolicyviolation", onViolation);
+      var workerURL = new URL("worker.mjs" + VERSION, BASE);
       try {
-        worker = new Worker(new URL("worker.mjs" + VERSION, BASE), { type: "module" });
+        worker = new Worker(workerURL, { type: "module" });
       } catch (error) {
         // A browser may refuse the worker here, as a SecurityError, when the policy's worker-src
         // does not allow it (Chromium reports it as a violation and an error event instead, see
@@ -273,6 +279,8 @@
             fail(new LoadError("wasm-csp", T.wasmCsp, message));
           } else if (message.reason === "module") {
             fail(new LoadError("module", T.moduleFailed, message));
+          } else if (message.reason === "csp") {
+            fail(new LoadError("csp", format(T.fetchCsp, { file: message.file, directive: message.directive }), message));
           } else if (message.reason === "network") {
             fail(new LoadError("network", format(T.networkFailed, { file: message.file }), message));
           } else if (message.reason === "http") {
@@ -300,16 +308,24 @@
       });
       worker.addEventListener("error", function (event) {
         // The worker script itself did not load or run (a module worker served with a
-        // non-JavaScript type reports no more detail than this).
+        // non-JavaScript type, or missing, reports no more detail than this).
         event.preventDefault();
         if (state.info === null) {
           // One task later: the policy's violation event may come after the worker's error.
           setTimeout(function () {
-            if (refusedByPolicy) fail(new LoadError("worker-csp", T.workerCsp));
-            else fail(new LoadError("module", T.moduleFailed, { message: event.message || "worker.mjs" }));
+            if (refusedByPolicy) return fail(new LoadError("worker-csp", T.workerCsp));
+            // Asked for again, to tell a missing file or a failed connection from a wrong type.
+            fetch(workerURL).then(function (response) {
+              if (!response.ok) return new LoadError("http", format(T.httpFailed, { file: "worker.mjs", status: response.status }));
+              return new LoadError("module", T.moduleFailed, { message: event.message || "worker.mjs" });
+            }, function () {
+              return new LoadError("network", format(T.networkFailed, { file: "worker.mjs" }));
+            }).then(fail);
           }, 0);
         } else {
-          fail(new LoadError("load", format(T.loadFailed, { message: event.message || "worker.mjs" })));
+          // The runtime had started: it failed while it ran a request (or between two runs,
+          // when no reader sees this). The next run starts a fresh one.
+          fail(new LoadError("stopped", format(T.stopped, { message: event.message || "worker.mjs" })));
         }
       });
       worker.postMessage({
@@ -508,7 +524,7 @@
         }).catch(function (error) {
           // A runtime that did not start is said even when this run went stale: a queued run
           // would only start the whole load again, and a restored request cannot run either.
-          var notStarted = error instanceof LoadError && error.kind !== "run-timeout" && error.kind !== "restart";
+          var notStarted = error instanceof LoadError && ["run-timeout", "restart", "stopped"].indexOf(error.kind) === -1;
           if (notStarted) again = false;
           else if (mine !== generation) return;
           output.hidden = true;
@@ -579,16 +595,23 @@
       panel.editor = editor;
     }
 
-    // A pointer over the control, or focus on it, is the reader's intent to run: the runtime
-    // starts loading then (in its worker), so the click finds it ready or nearly so. Nothing
-    // of Pyodide is fetched before such a sign. A failed start is reported by the click.
-    // A reader who asked the browser to save data (Save-Data) downloads the runtime only on
-    // the click.
+    // A mouse pointer over the control, or focus on it, is the reader's intent to run: the
+    // runtime starts loading then (in its worker), so the click finds it ready or nearly so.
+    // Nothing of Pyodide is fetched before such a sign. A finger or a pen that enters the
+    // control is no such sign: it enters it too when a swipe that scrolls the page starts on
+    // it, and a tap that follows is a click, which loads the runtime itself. A failed start is
+    // reported by the click. A reader who asked the browser to save data (Save-Data) downloads
+    // the runtime only on the click.
     function prefetch() {
       if (navigator.connection && navigator.connection.saveData) return;
       startRuntime().ready.catch(function () {});
     }
-    toggle.addEventListener("pointerenter", prefetch, { once: true });
+    function pointed(event) {
+      if (event.pointerType !== "mouse") return; // a touch leaves the listener for a mouse
+      toggle.removeEventListener("pointerenter", pointed);
+      prefetch();
+    }
+    toggle.addEventListener("pointerenter", pointed);
     toggle.addEventListener("focus", prefetch, { once: true });
 
     // A tap opens the panel without focusing the editor: on a phone, focus would raise the

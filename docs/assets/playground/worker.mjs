@@ -1,12 +1,12 @@
 // The playground's Web Worker: Pyodide and the harnessbook package, off the page's main thread.
 //
-// Started by playground.js the first time a reader shows the intent to run an example (a pointer
-// over a Run control, focus on it, or a click), never before.
+// Started by playground.js the first time a reader shows the intent to run an example (a mouse
+// pointer over a Run control, focus on it, or a click), never before.
 // Messages in:  {type: "init", indexURL, packageURL}   then   {type: "run", id, text, lang}
 // Messages out: {type: "progress", stage}
 //               {type: "ready", pyodide, python, start: "cold" | "snapshot", sourceModules: [...]}
-//               {type: "init-error", reason: "wasm-mime" | "wasm-csp" | "module" | "network" | "http" | "load",
-//                message, contentType?, file?, status?}
+//               {type: "init-error", reason: "wasm-mime" | "wasm-csp" | "csp" | "module" | "network" | "http" | "load",
+//                message, contentType?, file?, status?, directive?}
 //               {type: "outcome", id, outcome: {...}}   (see RUNNER below)
 // A run names the edition's language (lang: "zh" | "en") for the figure's words.
 
@@ -127,14 +127,33 @@ function reportFailure(reason, message, extra) {
   self.postMessage({ type: "init-error", reason, message, ...extra });
 }
 
-// A runtime file that did not arrive: the connection failed ("network"), or the server answered
-// with an error status ("http", with the status). Both are worded by the page, with the file.
+// A runtime file that did not arrive: the connection failed ("network"), the server answered
+// with an error status ("http", with the status), or the site's Content Security Policy refused
+// the request ("csp", with the directive). All are worded by the page, with the file.
 class FetchFailure extends Error {
-  constructor(reason, file, message, status) {
+  constructor(reason, file, message, extra) {
     super(message);
     this.reason = reason;
-    this.extra = status === undefined ? { file } : { file, status };
+    this.extra = { file, ...extra };
   }
+}
+
+// A policy that refuses this worker's requests (a host's connect-src without 'self', or a
+// script-src that refuses pyodide.mjs): the request fails as a failed connection does, and only
+// the violation, fired here in the worker, says why. The page words it as the policy's fault,
+// with the directive, instead of asking the reader to check the connection.
+let refusedBy = null;
+self.addEventListener("securitypolicyviolation", (event) => {
+  if (refusedBy === null && /^https?:/.test(String(event.blockedURI))) {
+    // script-src-elem and the like are set by their family's directive as often as by themselves.
+    refusedBy = String(event.effectiveDirective || event.violatedDirective || "").split(" ")[0].replace(/-(elem|attr)$/, "");
+  }
+});
+
+// The violation a refused request caused, if any: its event may come a task after the failure.
+async function refusal(file, error) {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return refusedBy === null ? null : new FetchFailure("csp", file, `${file}: refused by ${refusedBy} (${describe(error)})`, { directive: refusedBy });
 }
 
 async function fetched(source, file) {
@@ -142,10 +161,10 @@ async function fetched(source, file) {
   try {
     response = await source;
   } catch (error) {
-    throw new FetchFailure("network", file, `${file}: ${describe(error)}`);
+    throw (await refusal(file, error)) || new FetchFailure("network", file, `${file}: ${describe(error)}`);
   }
   if (!response.ok) {
-    throw new FetchFailure("http", file, `${response.url}: HTTP ${response.status}`, response.status);
+    throw new FetchFailure("http", file, `${response.url}: HTTP ${response.status}`, { status: response.status });
   }
   return response;
 }
@@ -367,11 +386,24 @@ async function init(indexURL, packageURL) {
   const packageBytes = fetched(fetch(packageURL), "harnessbook.zip").then((response) => response.arrayBuffer());
   packageBytes.catch(() => {});
   let loadPyodide;
+  const moduleURL = new URL("pyodide.mjs", indexURL).href;
   try {
-    ({ loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href));
+    ({ loadPyodide } = await import(moduleURL));
   } catch (error) {
-    // Typically a server that does not send .mjs as JavaScript (or a missing file).
-    reportFailure("module", describe(error));
+    // A failed import says nothing of why: ask for the file again. A refused import, a missing
+    // file (a page left open across a deploy that upgraded Pyodide asks for the old runtime's
+    // folder) or a failed connection is said as such; a file that arrives is one the server
+    // does not send as JavaScript (or a connection that failed for the import only).
+    let failure = await refusal("pyodide.mjs", error);
+    if (failure === null) {
+      try {
+        await fetched(fetch(moduleURL), "pyodide.mjs");
+      } catch (probe) {
+        if (probe instanceof FetchFailure) failure = probe;
+      }
+    }
+    if (failure !== null) reportFailure(failure.reason, failure.message, failure.extra);
+    else reportFailure("module", describe(error));
     return;
   }
   const options = {
@@ -422,10 +454,12 @@ self.addEventListener("message", async (event) => {
     } catch (error) {
       let failure = error;
       if (!(error instanceof FetchFailure) && !failureReported) {
-        // Pyodide fetches its JavaScript module (pyodide.asm.mjs) and the standard library
-        // itself, and when either fails it says little ("Program terminated with exit(1)", or
-        // a failed import): ask for each again to say which failed, and how.
-        for (const [file, path] of [["pyodide.asm.mjs", "pyodide.asm.mjs"], ["python_stdlib.compiled.zip", STDLIB]]) {
+        // Pyodide fetches its lock file, its JavaScript module (pyodide.asm.mjs) and the
+        // standard library itself, and when one fails it says little or nothing of the file
+        // ("Program terminated with exit(1)", a failed import, or a 404's HTML page read as
+        // JSON: "Unexpected token '<'"): ask for each again to say which failed, and how.
+        const files = [["pyodide-lock.json", "pyodide-lock.json"], ["pyodide.asm.mjs", "pyodide.asm.mjs"], ["python_stdlib.compiled.zip", STDLIB]];
+        for (const [file, path] of files) {
           try {
             await fetched(fetch(new URL(path, message.indexURL).href), file);
           } catch (probe) {
