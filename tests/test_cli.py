@@ -6,11 +6,14 @@ real console script and ``python -m harnessbook`` in a subprocess.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import io
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -1217,3 +1220,31 @@ def test_binary_streams_are_read_and_written_as_utf8_and_left_open(tmp_path: Pat
     assert json.loads((tmp_path / "out.json").read_bytes()) == build_context_packet(demo_request())
     usage = io.BytesIO()
     assert main(["--help"], stdout=usage) == 0 and usage.getvalue().startswith(b"usage: harnessbook")
+
+
+def test_a_binary_stream_that_fails_or_is_closed_gets_the_exit_code_and_stays_open():
+    """A binary stream that cannot be written (a full disk) or read (closed) ends as a text one
+    does, with its exit code and one line: it raised OSError or ValueError, and the caller's file
+    was closed once the wrapper around it was collected."""
+    if Path("/dev/full").exists():
+        full = open("/dev/full", "wb")  # noqa: SIM115 - closed below, where its buffer fails again
+        err = io.StringIO()
+        code = main(["demo"], stdout=full, stderr=err)
+        gc.collect()
+        assert (code, err.getvalue()) == (
+            74,
+            "harnessbook: cannot write standard output: No space left on device\n",
+        )
+        assert not full.closed
+        with contextlib.suppress(OSError):  # what the caller's buffer still holds cannot go either
+            full.close()
+    closed = io.BytesIO()
+    closed.close()
+    assert main(["demo"], stdout=closed, stderr=io.StringIO()) == 74
+    assert main(["build", "-"], stdin=closed, stdout=io.StringIO(), stderr=io.StringIO()) == 1
+    files: list[Any] = [tempfile.NamedTemporaryFile(), tempfile.SpooledTemporaryFile()]  # noqa: SIM115
+    for file in files:
+        with file:
+            assert main(["demo"], stdout=file, stderr=io.StringIO()) == 0
+            file.seek(0)
+            assert json.loads(file.read()) == build_context_packet(demo_request())

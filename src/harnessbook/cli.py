@@ -887,48 +887,69 @@ def main(
             # that is not UTF-8 (a lone surrogate) was then dropped.
             stderr.reconfigure(encoding="utf-8", errors="backslashreplace")
     if not own_stdout:
-        with contextlib.ExitStack() as text:
-            return _main(
-                argv,
-                _text(stdin, "strict", text),
-                _text(stdout, "strict", text),
-                _text(stderr, "backslashreplace", text),
-                own_stdout,
-            )
+        return _main(
+            argv, _text(stdin, "strict"), _text(stdout, "strict"), _text(stderr, "backslashreplace"), False
+        )
     try:
-        with contextlib.ExitStack() as text:
-            return _main(
-                argv,
-                _text(stdin, "strict", text),
-                _text(stdout, "strict", text),  # a text stream, unless a caller set another
-                _text(stderr, "backslashreplace", text),
-                True,
-            )
+        return _main(
+            argv,
+            _text(stdin, "strict"),
+            _text(stdout, "strict"),  # a text stream, unless a caller set another
+            _text(stderr, "backslashreplace"),
+            True,
+        )
     except KeyboardInterrupt:
         _quiet_stdout()
         _end_by_sigint()
         return EXIT_CODES["interrupted"]  # where a process cannot end by a signal (Windows)
 
 
-def _text(stream: TextIO | BinaryIO | None, errors: str, opened: contextlib.ExitStack) -> TextIO | None:
-    """``stream`` as a text stream: a binary one (``io.BytesIO``, a file opened ``"rb"``) is
-    wrapped to read or write UTF-8 (lines unchanged), and given back as it was when ``opened``
-    closes: flushed and left open (a wrapper closes what it wraps when it is collected)."""
-    given: Any = stream  # typing's BinaryIO is not io's class: the check is on the object
-    if not isinstance(given, (io.RawIOBase, io.BufferedIOBase)):
+class _Utf8Text:
+    """A binary stream as the text stream the command reads and writes: text is written to it
+    as UTF-8 (lines unchanged, every byte, however few a raw stream takes at a time) and read
+    from it as bytes (``buffer``, as from a real text stream). It is never closed, flushed only
+    when asked: the stream stays the caller's."""
+
+    def __init__(self, stream: Any, errors: str) -> None:
+        self.buffer = stream
+        self.errors = errors
+
+    def write(self, text: str) -> int:
+        data = memoryview(text.encode("utf-8", self.errors))
+        while data:
+            written = self.buffer.write(data)
+            if written is None:  # a raw stream that would block
+                raise BlockingIOError(errno.EAGAIN, "it would block")
+            data = data[written:]
+        return len(text)
+
+    def flush(self) -> None:
+        self.buffer.flush()
+
+    def read(self, size: int = -1) -> str:
+        return cast(bytes, self.buffer.read(size)).decode("utf-8", self.errors)
+
+
+def _is_binary(stream: object) -> bool:
+    """Whether ``stream`` takes and gives bytes: io's binary classes, and a file object that
+    says so in its mode (``tempfile.NamedTemporaryFile()``, ``SpooledTemporaryFile()``)."""
+    if isinstance(stream, (io.RawIOBase, io.BufferedIOBase)):
+        return True
+    if isinstance(stream, io.TextIOBase):
+        return False
+    try:
+        mode = getattr(stream, "mode", "")
+    except (OSError, ValueError):  # pragma: no cover - a mode that cannot be read
+        return False
+    return isinstance(mode, str) and "b" in mode
+
+
+def _text(stream: TextIO | BinaryIO | None, errors: str) -> TextIO | None:
+    """``stream`` as a text stream: a binary one (``io.BytesIO``, a file opened ``"rb"`` or
+    ``"wb"``) is read and written as UTF-8 through :class:`_Utf8Text`, never closed."""
+    if stream is None or not _is_binary(stream):
         return cast("TextIO | None", stream)
-    wrapper = io.TextIOWrapper(
-        cast(BinaryIO, given), encoding="utf-8", errors=errors, newline="", write_through=True
-    )
-
-    def give_back() -> None:
-        with contextlib.suppress(OSError, ValueError):
-            wrapper.flush()
-        with contextlib.suppress(ValueError):  # closed by the command: nothing to give back
-            wrapper.detach()
-
-    opened.callback(give_back)
-    return wrapper
+    return cast(TextIO, _Utf8Text(stream, errors))
 
 
 def _end_by_sigint() -> None:
