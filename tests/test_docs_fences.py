@@ -209,6 +209,12 @@ GOOD_PAIR = """```json title="request.json"
 ```
 """
 
+EMPTY_REQUEST_PROBLEMS = (
+    "$.taskAnchor: required key is missing\n$.budgetUnits: required key is missing\n"
+    "$.candidates: required key is missing\n"
+)
+"""What the builder says of the request ``{}``, one problem a line."""
+
 BROKEN_PAGES = {
     "py-fence": ("```py\nprint(1)\n```\n", "not collected by Sybil"),
     "pycon-fence": ("```pycon\n>>> 1\n1\n```\n", "not collected by Sybil"),
@@ -239,12 +245,15 @@ BROKEN_PAGES = {
     ),
     "yaml-json": ('```yaml title="config.json"\n{}\n```\n', "not collected by Sybil"),
     # Prose between a request and its answer: run here, but drawn as no figure (hooks/figures.py).
+    # (The answers are right: only where they stand is wrong.)
     "prose-between": (
-        '```json title="request.json"\n{}\n```\n\nSome prose.\n\n```text title="InvalidRequestError"\nx\n```\n',
+        f'```json title="request.json"\n{{}}\n```\n\nSome prose.\n\n```text title="InvalidRequestError"\n{EMPTY_REQUEST_PROBLEMS}```\n',
         "must be followed by a result.json or an InvalidRequestError fence (at once",
     ),
     "answer-indented": (
-        '```json title="request.json"\n{}\n```\n\n    ```text title="InvalidRequestError"\n    x\n    ```\n',
+        '```json title="request.json"\n{}\n```\n\n    ```text title="InvalidRequestError"\n'
+        + "".join(f"    {line}\n" for line in EMPTY_REQUEST_PROBLEMS.splitlines())
+        + "    ```\n",
         "must be followed by a result.json or an InvalidRequestError fence (at once",
     ),
     # Beside examples that run: the check is about each fence, not about the page as a whole.
@@ -266,8 +275,11 @@ def test_pytest_docs_alone_fails_a_broken_page(tmp_path: Path, case: str):
     """The same pages, as ``pytest docs`` runs them (docs/conftest.py alone): each has a failing
     example. (A Sybil directive comment does nothing, as no parser reads it: the block after it
     runs, and only the check above reports the comment.)"""
-    body, _ = BROKEN_PAGES[case]
-    assert sybil_failures(tmp_path, body), f"{case}: every example passed"
+    body, expected = BROKEN_PAGES[case]
+    failures = sybil_failures(tmp_path, body)
+    assert failures, f"{case}: every example passed"
+    if case in ("prose-between", "answer-indented"):  # failing for the place, not the answer
+        assert any(expected in failure for failure in failures), failures
 
 
 NEVER_SKIPPED = "the book's examples are never skipped"
