@@ -1115,12 +1115,30 @@ def gen() -> Any:
             "<a><b><c><d><e><f><g><h><i><j><k><l><m><n><o><p><q><r><s>... (Python AtMany)",
             id="many-addresses",
         ),
+        # Only an address as Python writes one, before the closing bracket: a caller's own text
+        # stays, and a run of more hex digits than an address has is no address.
+        pytest.param(lambda: Said("Point at 0x10"), "Point at 0x10 (Python Said)", id="not-an-address"),
+        pytest.param(
+            lambda: Said("<x at 0x" + "f" * 17 + ">"),
+            "<x at 0x" + "f" * 17 + "> (Python Said)",
+            id="too-long",
+        ),
     ],
 )
 def test_a_repr_is_shown_without_memory_addresses(make, shown):
     """``<memory at 0x7fe3...>`` changed from run to run: memory addresses are left out of a
     repr shown in a problem, and what is cut is cut after they are."""
     assert shown_budget(make()) == shown
+
+
+class Said:
+    """An object whose repr is the text it is given."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
 
 
 class AtMany:

@@ -19,7 +19,8 @@ item) is shown as ``<Python OrderedDict that cannot be shown>``. Any other value
 the caller's as of a subclass of another built-in type (an ``Exception``), is shown by its
 ``__repr__``, cut: it runs once, and a repr that is itself huge costs what it costs to make (a
 ``range``, a ``memoryview`` or an ``object()`` have short ones). Memory addresses are left out
-(``<object object>``), and a set of strings, bytes or numbers is shown sorted: a message is the
+(``<object object>``), and a set of strings, bytes or numbers (of those exact types: comparing a
+subclass's values could run its code) is shown sorted: a message is the
 same from run to run.
 """
 
@@ -528,8 +529,9 @@ def _shown_key(key: object) -> str:
     return _cut(_printable(text))
 
 
-_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
-"""A memory address in a repr, ``<object object at 0x7f...>``: it changes from run to run."""
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]{1,16}(?=>)")
+"""A memory address in a repr, ``<object object at 0x7f...>``: it changes from run to run. Only
+as Python writes one, at the end of an angle-bracketed repr (a caller's ``Point at 0x10`` stays)."""
 
 
 def _without_addresses(text: str, width: int) -> str:
