@@ -142,18 +142,25 @@ class FetchFailure extends Error {
 // script-src that refuses pyodide.mjs): the request fails as a failed connection does, and only
 // the violation, fired here in the worker, says why. The page words it as the policy's fault,
 // with the directive, instead of asking the reader to check the connection.
-let refusedBy = null;
+// Each refusal is kept with the path it refused, so that a file is blamed on its own refusal
+// only, not on another file's.
+const refusals = [];
 self.addEventListener("securitypolicyviolation", (event) => {
-  if (refusedBy === null && /^https?:/.test(String(event.blockedURI))) {
+  const uri = String(event.blockedURI);
+  if (/^https?:/.test(uri)) {
     // script-src-elem and the like are set by their family's directive as often as by themselves.
-    refusedBy = String(event.effectiveDirective || event.violatedDirective || "").split(" ")[0].replace(/-(elem|attr)$/, "");
+    const directive = String(event.effectiveDirective || event.violatedDirective || "").split(" ")[0].replace(/-(elem|attr)$/, "");
+    refusals.push({ path: new URL(uri).pathname, directive });
   }
 });
 
-// The violation a refused request caused, if any: its event may come a task after the failure.
+// The violation a refused request for ``file`` caused, if any: its event may come a task after
+// the failure.
 async function refusal(file, error) {
   await new Promise((resolve) => setTimeout(resolve, 0));
-  return refusedBy === null ? null : new FetchFailure("csp", file, `${file}: refused by ${refusedBy} (${describe(error)})`, { directive: refusedBy });
+  const name = "/" + file.split("?")[0].split("/").pop();
+  const found = refusals.find((refused) => refused.path.endsWith(name));
+  return found === undefined ? null : new FetchFailure("csp", file, `${file}: refused by ${found.directive} (${describe(error)})`, { directive: found.directive });
 }
 
 async function fetched(source, file) {
