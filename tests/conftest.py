@@ -14,6 +14,7 @@ first to find the book missing builds the published one beside it (see ``built_s
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import os
 import shutil
@@ -63,6 +64,7 @@ class BuiltSite:
     log: str
 
 
+@functools.cache
 def book_config() -> dict[str, Any]:
     """mkdocs.yml as the tests' local build reads it: without :data:`BUILD_VARIABLES`, whatever
     the shell exports (its ``!ENV`` tags take their defaults, as in that build)."""
@@ -74,6 +76,11 @@ def book_config() -> dict[str, Any]:
             return yaml_load(file)
     finally:
         os.environ.update(saved)
+
+
+def local_site_url() -> str:
+    """The site_url of the tests' local build (mkdocs.yml's default, never the shell's)."""
+    return str(book_config()["site_url"])
 
 
 def _input_files(names: Iterable[str], root: Path) -> Iterator[Path]:

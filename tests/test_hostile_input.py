@@ -812,12 +812,11 @@ def shell(command: str, timeout: float = 60, request: Any = None) -> subprocess.
     """``command`` run by bash, with ``$HB`` the command line and, given a ``request``, ``$REQUEST``
     a file holding it."""
     env = {**os.environ, "HB": str(SCRIPT)}
-    if request is None:
-        return subprocess.run(["bash", "-c", command], capture_output=True, timeout=timeout, env=env)
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "request.json"
-        path.write_text(json.dumps(request), encoding="utf-8")
-        env["REQUEST"] = str(path)
+        if request is not None:
+            path = Path(folder) / "request.json"
+            path.write_text(json.dumps(request), encoding="utf-8")
+            env["REQUEST"] = str(path)
         return subprocess.run(["bash", "-c", command], capture_output=True, timeout=timeout, env=env)
 
 
@@ -915,19 +914,11 @@ def test_closed_stdin() -> None:
     assert done.stderr == b"harnessbook: cannot read standard input: it is closed\n"
 
 
-@pytest.fixture
-def request_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The demo request in a file, named by ``$REQUEST`` for :func:`shell`."""
-    path = tmp_path / "request.json"
-    path.write_text(json.dumps(demo_request()), encoding="utf-8")
-    monkeypatch.setenv("REQUEST", str(path))
-    return path
-
-
 @pytest.mark.parametrize("command", ["demo", "schema request", "build -"])
-def test_closed_stdout(command: str, request_file: Path) -> None:
+def test_closed_stdout(command: str) -> None:
     done = shell(
-        f'"$HB" {command} >&- < <(cat "$REQUEST")' if command == "build -" else f'"$HB" {command} >&-'
+        f'"$HB" {command} >&- < <(cat "$REQUEST")' if command == "build -" else f'"$HB" {command} >&-',
+        request=demo_request(),
     )
     assert done.returncode == EXIT_CODES["output_failed"] == 74
     assert done.stderr == b"harnessbook: cannot write standard output: it is closed\n"

@@ -38,7 +38,7 @@ import yaml
 from mkdocs.exceptions import PluginError
 
 from tests import soup
-from tests.conftest import PUBLISHED_ENV, book_config, cached_build
+from tests.conftest import PUBLISHED_ENV, cached_build, local_site_url
 from tests.loading import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,11 +49,6 @@ from deploy import headers  # noqa: E402
 WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
 PUBLISHED = PUBLISHED_ENV["SITE_URL"]
 REPO = PUBLISHED_ENV["REPO_URL"]
-
-
-def default_site_url() -> str:
-    """The site_url of the tests' local build (never one the shell exports: tests/conftest.py)."""
-    return str(book_config()["site_url"])
 
 
 # --------------------------------------------------------------------------- reading pages
@@ -188,7 +183,7 @@ def test_without_repo_url_no_repository_is_named(built_site):
 
 
 def test_default_build_follows_the_default_site_url(built_site):
-    site_url = default_site_url()
+    site_url = local_site_url()
     robots = (built_site.path / "robots.txt").read_text(encoding="utf-8")
     assert f"Sitemap: {site_url}sitemap.xml" in robots
     assert read_head(built_site.path / "en" / "index.html").canonical == site_url + "en/"

@@ -36,12 +36,7 @@ from tests.loading import load_module
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@cache
-def mkdocs_config() -> dict:
-    return book_config()
-
-
-SITE_HOST = urlparse(mkdocs_config()["site_url"]).hostname
+SITE_HOST = urlparse(book_config()["site_url"]).hostname
 HAN = re.compile(r"[\u2e80-\u2fdf\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
 
@@ -218,7 +213,7 @@ def test_nothing_is_loaded_from_another_host(built_site):
 
 
 def test_google_fonts_are_off(built_site):
-    assert mkdocs_config()["theme"].get("font") is False
+    assert book_config()["theme"].get("font") is False
     read = [path for path in built_site.path.rglob("*") if path.suffix in (".html", ".css")]
     assert len(read) > 40  # a check over no file would pass
     for path in read:
@@ -227,7 +222,7 @@ def test_google_fonts_are_off(built_site):
 
 
 def test_the_dormant_urls_stay_dormant(built_site):
-    config = mkdocs_config()
+    config = book_config()
     assert not config.get("repo_url"), "repo_url comes from REPO_URL only (hooks/publish.py)"
     source = (ROOT / "overrides" / "partials" / "source.html").read_text(encoding="utf-8")
     assert 'class="md-source"' in source and 'data-md-component="source"' not in source, (
@@ -612,7 +607,7 @@ def test_language_switcher_lands_on_the_same_page(built_site, edition: str):
 
 
 def test_palette_toggle_has_both_schemes():
-    palette = mkdocs_config()["theme"]["palette"]
+    palette = book_config()["theme"]["palette"]
     assert {p["scheme"] for p in palette} == {"default", "slate"}
     assert all("toggle" in p for p in palette)
 
@@ -753,7 +748,7 @@ def nav_section_titles(items) -> list[str]:
 
 
 def test_every_chinese_nav_title_has_an_english_translation():
-    config = mkdocs_config()
+    config = book_config()
     i18n = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
     english = next(language for language in i18n["languages"] if language["locale"] == "en")
     translations = english.get("nav_translations", {})
@@ -936,7 +931,7 @@ def test_each_edition_has_its_own_api_inventory(built_site):
     assert len(inventories["zh"]) > 100
     assert set(inventories["zh"]) == set(inventories["en"])
     assert (inventories["zh"].project, inventories["en"].project) == (
-        mkdocs_config()["site_name"],
+        book_config()["site_name"],
         "The Harness Book · Chapter 6: The Minimal Context Packet",
     )
     for edition, folder in folders.items():

@@ -23,17 +23,11 @@ import pytest
 from tests.browser.conftest import attach_log, require
 from tests.browser.serving import nginx_executable
 from tests.browser.test_nginx import WATCH_VIOLATIONS
-from tests.conftest import book_config
+from tests.conftest import local_site_url
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def configured_site_url() -> str:
-    """The site_url the tests' local build used: mkdocs.yml's local default (a SITE_URL the
-    shell exports does not reach that build: tests/conftest.py)."""
-    return str(book_config()["site_url"])
 
 
 # Everything in the page that is a link a reader (or a crawler) can follow.
@@ -197,7 +191,7 @@ def test_sitemap_lists_every_page_of_both_editions(site_root: Path, pages: list[
     tree = ET.parse(site_root / "sitemap.xml")
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
     locs = [loc.text or "" for loc in tree.findall("s:url/s:loc", ns)]
-    site = configured_site_url()
+    site = local_site_url()
     assert all(loc.startswith(site) for loc in locs), locs
     listed = {loc[len(site) :] for loc in locs}
     assert sorted(listed - set(pages)) == [], "sitemap.xml lists pages that were not built"
@@ -215,7 +209,7 @@ def test_robots_txt_allows_crawling_and_names_the_sitemap(site_root: Path) -> No
     text = (site_root / "robots.txt").read_text(encoding="utf-8")
     assert re.search(r"(?im)^user-agent:\s*\*\s*$", text)
     assert not re.search(r"(?im)^disallow:\s*/\s*$", text)
-    assert re.search(rf"(?im)^sitemap:\s*{re.escape(configured_site_url())}sitemap\.xml\s*$", text)
+    assert re.search(rf"(?im)^sitemap:\s*{re.escape(local_site_url())}sitemap\.xml\s*$", text)
 
 
 def test_every_page_loads_cleanly(visits: dict[str, Visit]) -> None:
