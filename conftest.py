@@ -12,12 +12,14 @@ file first, and the files that parse the built pages together.
 
 Byte code is cached, even where ``PYTHONDONTWRITEBYTECODE`` is set (these machines set it): see
 :func:`keep_byte_code`. A worker skips the interpreter's clean-up when it exits: see
-:func:`pytest_configure`.
+:func:`pytest_configure`. What collection built is kept out of the garbage collector's passes:
+see :func:`pytest_collection_finish`.
 """
 
 from __future__ import annotations
 
 import atexit
+import gc
 import logging
 import os
 import sys
@@ -75,6 +77,21 @@ def pytest_configure(config: pytest.Config) -> None:
         from tests.scheduling import RunSeconds
 
         config.pluginmanager.register(RunSeconds(config), "harnessbook-test-seconds")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Move what collection built out of the cyclic garbage collector's reach (``gc.freeze``).
+
+    Each process that runs tests has by then imported every test module and plugin and holds
+    every collected item, the pages' parsed Sybil documents included: a large heap that lives
+    until the process ends, and that each full pass of the collector walked again while the
+    property tests allocated their millions of short-lived objects. Frozen, it is left alone;
+    nothing a test creates is frozen, so a test's own garbage is collected as before. Measured
+    on the two-core machine (``-m "not browser"``, three runs each, alternating): the two
+    workers used 32.7 s of CPU time instead of 34.7 s.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.hookimpl(tryfirst=True)
