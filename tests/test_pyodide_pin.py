@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -179,9 +180,14 @@ def test_a_changed_file_is_reported(tmp_path, monkeypatch):
     assert sum("is not the npm package's" in problem for problem in problems) == len(expected["files"])
 
 
-def test_an_upgrade_carries_pyodides_licence_to_the_new_folder(tmp_path, monkeypatch):
-    """The npm package has no LICENSE: vendoring a new version once deleted the old folder, the
-    licence with it, and the build then stopped for the missing licence."""
+def fake_compile(out: Path, package: Path) -> dict[str, Any]:
+    out.write_bytes(b"compiled")
+    return {"modules": []}
+
+
+def upgrade_from_one_to_two(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Path, Path]:
+    """A vendored pyodide-1.0.0 (with its licence) in a scratch playground, and an npm package of
+    2.0.0 beside it: the tool's module, the old folder and the package."""
     script = load_script()
     playground = tmp_path / "playground"
     old = playground / "pyodide-1.0.0"
@@ -201,12 +207,41 @@ def test_an_upgrade_carries_pyodides_licence_to_the_new_folder(tmp_path, monkeyp
         "WORKER_SCRIPT": playground / "worker.mjs",
     }.items():
         monkeypatch.setattr(script, name, value)
-    monkeypatch.setattr(script, "compile_stdlib", lambda out, package: {"modules": []})
+    return script, old, package
+
+
+def test_an_upgrade_whose_compile_fails_leaves_the_vendored_runtime_as_it_was(tmp_path, monkeypatch):
+    """The standard library was compiled after the old version's folder had been deleted: a
+    failed compile (no node, a runtime that does not start) left the book without a runtime."""
+    script, old, package = upgrade_from_one_to_two(tmp_path, monkeypatch)
+
+    def failing_compile(out: Path, package: Path) -> dict[str, Any]:
+        raise script.VendorError("compile-stdlib.mjs failed (exit 1)")
+
+    monkeypatch.setattr(script, "compile_stdlib", failing_compile)
+    before = sorted(
+        (p.relative_to(tmp_path).as_posix(), p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file()
+    )
+    with pytest.raises(script.VendorError):
+        script.vendor({"directory": "pyodide-2.0.0", "files": {"pyodide.mjs": {}}}, package)
+    after = sorted(
+        (p.relative_to(tmp_path).as_posix(), p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file()
+    )
+    assert after == before
+    assert not (old.parent / "pyodide-2.0.0").exists()
+
+
+def test_an_upgrade_carries_pyodides_licence_to_the_new_folder(tmp_path, monkeypatch):
+    """The npm package has no LICENSE: vendoring a new version once deleted the old folder, the
+    licence with it, and the build then stopped for the missing licence."""
+    script, old, package = upgrade_from_one_to_two(tmp_path, monkeypatch)
+    monkeypatch.setattr(script, "compile_stdlib", fake_compile)
     monkeypatch.setattr(script, "_playground_hook", lambda: type("Hook", (), {"stdlib_address": str})())
     done = script.vendor({"directory": "pyodide-2.0.0", "files": {"pyodide.mjs": {}}}, package)
-    new = playground / "pyodide-2.0.0"
+    new = old.parent / "pyodide-2.0.0"
     assert (new / "LICENSE").read_text(encoding="utf-8") == "Mozilla Public License Version 2.0"
     assert (new / "pyodide.mjs").read_text(encoding="utf-8") == "new"
+    assert (new / script.COMPILED_FILE).read_bytes() == b"compiled"
     assert not old.exists()
     assert done[:2] == [
         "copied playground/pyodide-1.0.0/LICENSE to playground/pyodide-2.0.0/",
