@@ -735,6 +735,10 @@ def test_the_tables_the_package_reads_are_read_only():
             ["build", "--format", b"\xfe", "-"],
             "argument --format: invalid choice: '\\xfe' (choose from json, svg)",
         ),
+        (  # cut to its width between two bytes, not inside one (it ended in '\xf...)
+            ["build", "--max-bytes", b"\xff" * 30, "-"],
+            "argument --max-bytes: not a whole number of bytes: '" + "\\xff" * 9 + "...",
+        ),
     ],
 )
 def test_a_usage_error_shows_an_argument_that_is_not_utf8_by_its_bytes(argv, said):

@@ -24,6 +24,7 @@ import pytest
 
 from harnessbook import InvalidRequestError, build_context_packet, demo_request, validate_request
 from harnessbook.cli import main
+from harnessbook.context_packet.errors import _cut
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "docs" / "chapters" / "06-context-packet"
@@ -198,6 +199,34 @@ def test_a_value_that_is_not_json_is_shown_by_repr_and_cut_the_same_way():
     problem = budget_problem(long)
     shown = problem.split("got ", 1)[1].rsplit(" (", 1)[0]
     assert shown == repr(long)[: SHOWN_WIDTH - 3] + "..."
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        # 20 escapes of 6 characters and 20 letters: the 57 characters kept end inside an escape.
+        ("X\x01" * 20, "X\\u0001" * 8 + "X..."),
+        ("Y" * SHOWN_WIDTH, "Y" * SHOWN_WIDTH),
+        ("Y" * (SHOWN_WIDTH + 1), "Y" * (SHOWN_WIDTH - 3) + "..."),
+    ],
+)
+def test_a_long_class_name_is_cut_between_escapes_and_says_so(name, shown):
+    """A class name was cut at 60 characters after escaping, without "...": the name of a class
+    with control characters in it ended in the middle of an escape (``X\\u0``)."""
+    value = object.__new__(type(name, (), {}))
+    assert budget_problem(value).endswith(f" (Python {shown})")
+
+
+def test_an_escape_is_never_cut_in_half():
+    """Mutant: the cut that backs up to the escape it would split removed."""
+    text = "'" + "\\xff" * 30 + "'"
+    for width in range(5, 30):
+        kept = _cut(text, width).removesuffix("...")
+        assert len(kept) <= width - 3
+        assert re.fullmatch(r"'(\\xff)*", kept), (width, kept)
+        assert width - 3 - len(kept) < 4  # no more than the escape in the way is left out
+    backslashes = "'" + "\\" * 12 + "'"  # repr of six backslashes: six escapes of two characters
+    assert _cut(backslashes, 9) == "'" + "\\" * 4 + "..."  # the sixth character would split a pair
 
 
 # ---------------------------------------------------------------------------

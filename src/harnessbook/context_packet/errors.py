@@ -238,7 +238,7 @@ def _type_name(value: object) -> str:
     if name is not None:
         return name
     # Escaping only lengthens a text: the first characters of the name are enough.
-    return f"Python {_printable(_class_name(kind)[:SHOWN_WIDTH])[:SHOWN_WIDTH]}"
+    return f"Python {_cut(_printable(_class_name(kind)[: SHOWN_WIDTH + 1]))}"
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -254,8 +254,22 @@ def _printable(text: str) -> str:
     return _UNPRINTABLE.sub(_escape, text)
 
 
+_ESCAPES = re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL)
+"""The escapes of an escaped text (``\\xff``, ``\\u00e9``, ``\\U0001f600``, ``\\n``, ``\\\\``)."""
+
+
 def _cut(text: str, width: int = SHOWN_WIDTH) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
+    """``text``, or its first ``width - 3`` characters and ``...`` when it is longer, never cut
+    inside an escape: ``'\\xff...`` or ``'...``, not ``'\\xf...``, which reads as another byte."""
+    if len(text) <= width:
+        return text
+    end = width - 3
+    if "\\" in text[:end]:
+        for escape in _ESCAPES.finditer(text, 0, end + 9):  # an escape is at most 10 characters
+            if escape.start() < end < escape.end():
+                end = escape.start()
+                break
+    return text[:end] + "..."
 
 
 def _render(value: object, budget: int, depth: int = 0) -> str:
