@@ -213,7 +213,7 @@ def test_a_value_that_is_not_json_is_shown_by_repr_and_cut_the_same_way():
 def test_a_long_class_name_is_cut_between_escapes_and_says_so(name, shown):
     """A class name was cut at 60 characters after escaping, without "...": the name of a class
     with control characters in it ended in the middle of an escape (``X\\u0``)."""
-    value = object.__new__(type(name, (), {}))
+    value: object = object.__new__(type(name, (), {}))
     assert budget_problem(value).endswith(f" (Python {shown})")
 
 
