@@ -270,7 +270,7 @@ def test_invalid_request_exits_2_with_one_problem_a_line(tmp_path):
         "$.budgetUnits: must be an integer greater than 0, got 0 (integer)",
         "$.candidates[0].kind: must be one of constraint, direct-evidence, history-summary, reference; "
         'got "evidence" (string)',
-        "$.candidates[1].sizeUnit: unknown key; did you mean 'sizeUnits'?",
+        "$.candidates[1].sizeUnit: unknown key (it resembles 'sizeUnits', which this object already has)",
     ]
     assert err.endswith("\n")
 
@@ -1039,7 +1039,10 @@ def test_an_invalid_request_is_one_json_object_with_every_problem_apart(tmp_path
                 "message": "must be one of constraint, direct-evidence, history-summary, reference; "
                 'got "evidence" (string)',
             },
-            {"path": "$.candidates[1].sizeUnit", "message": "unknown key; did you mean 'sizeUnits'?"},
+            {
+                "path": "$.candidates[1].sizeUnit",
+                "message": "unknown key (it resembles 'sizeUnits', which this object already has)",
+            },
         ],
         "total": 3,
     }

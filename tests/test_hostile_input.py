@@ -131,6 +131,9 @@ def test_the_error_survives_pickle_and_copy(problems: list[str], total: int | No
         assert twin.__notes__ == ["seen in a worker"]
 
 
+ALREADY_GIVEN = "unknown key (it resembles 'sizeUnits', which this object already has)"
+
+
 def test_a_ten_million_character_key_is_cut_and_gets_no_suggestion(monkeypatch: pytest.MonkeyPatch) -> None:
     seen_lengths: list[int] = []
     real = difflib.get_close_matches
@@ -150,7 +153,7 @@ def test_a_ten_million_character_key_is_cut_and_gets_no_suggestion(monkeypatch: 
         '$["sizeUnit' + "s" * (KEY_WIDTH - 8) + '..." (10000008 characters)]: unknown key '
         "(allowed: taskAnchor, budgetUnits, candidates)"
     )
-    assert error.problems[1] == "$.candidates[0].sizeUnit: unknown key; did you mean 'sizeUnits'?"
+    assert error.problems[1] == f"$.candidates[0].sizeUnit: {ALREADY_GIVEN}"
 
 
 def problems_and_peak_memory(request: Any) -> tuple[tuple[str, ...], int]:

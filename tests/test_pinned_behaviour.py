@@ -590,27 +590,83 @@ def test_only_a_history_summary_may_declare_conflicts_and_the_problem_names_the_
         candidate("failure-output"), candidate("note", kind="reference", conflictsWith="failure-output")
     )
     assert problems_of(request) == [
-        "$.candidates[1].conflictsWith: only a history-summary may declare conflicts; "
+        "$.candidates[1].conflictsWith: only a history-summary may have conflictsWith; "
         'this candidate\'s kind is "reference"',
     ]
 
 
-def test_a_conflict_on_a_candidate_without_a_kind_says_the_kind_is_missing():
+@pytest.mark.parametrize("kind", [None, "note", ["history-summary"], "absent"])
+def test_a_conflict_on_a_candidate_without_a_valid_kind_is_the_kinds_problem_alone(kind):
+    """A missing or wrong kind was reported twice, the second time as "only a history-summary
+    may declare conflicts; this candidate's kind is missing": one mistake, two lines."""
     request = request_with(candidate("failure-output"), candidate("note", conflictsWith="failure-output"))
-    del request["candidates"][1]["kind"]
+    if kind == "absent":
+        del request["candidates"][1]["kind"]
+    else:
+        request["candidates"][1]["kind"] = kind
+    [problem] = problems_of(request)
+    assert problem.startswith("$.candidates[1].kind: ")
+
+
+def test_an_empty_conflicts_with_on_another_kind_is_named_as_the_key_it_is():
+    """``[]`` declares no conflict: the problem names the key, not a declaration of conflicts."""
+    request = request_with(candidate("failure-output", conflictsWith=[]))
     assert problems_of(request) == [
-        "$.candidates[1].kind: required key is missing",
-        "$.candidates[1].conflictsWith: only a history-summary may declare conflicts; "
-        "this candidate's kind is missing",
+        "$.candidates[0].conflictsWith: only a history-summary may have conflictsWith; "
+        'this candidate\'s kind is "direct-evidence"',
     ]
 
 
-def test_a_repeated_conflict_target_is_named():
+def test_a_repeated_conflict_target_is_named_with_where_it_was_first():
     """Mutant: the repeated id in the problem changed."""
     request = request_with(
         candidate("failure-output"), summary("old-summary", ["failure-output", "failure-output"])
     )
-    assert problems_of(request) == ['$.candidates[1].conflictsWith[1]: repeats id "failure-output"']
+    assert problems_of(request) == [
+        '$.candidates[1].conflictsWith[1]: repeats id "failure-output" of $.candidates[1].conflictsWith[0]'
+    ]
+
+
+def test_a_repeated_target_that_is_no_candidate_is_said_once_where_it_repeats_and_once_missing():
+    """Each copy of a missing target was also reported as missing: five lines for two mistakes."""
+    request = request_with(candidate("failure-output"), summary("old-summary", ["ghost", "ghost", "ghost"]))
+    assert problems_of(request) == [
+        '$.candidates[1].conflictsWith[1]: repeats id "ghost" of $.candidates[1].conflictsWith[0]',
+        '$.candidates[1].conflictsWith[2]: repeats id "ghost" of $.candidates[1].conflictsWith[0]',
+        '$.candidates[1].conflictsWith[0]: names "ghost", which is not a candidate id of this request',
+    ]
+    request = request_with(
+        candidate("failure-output"), summary("old-summary", ["old-summary", "old-summary"])
+    )
+    assert problems_of(request) == [
+        '$.candidates[1].conflictsWith[1]: repeats id "old-summary" of $.candidates[1].conflictsWith[0]',
+        "$.candidates[1].conflictsWith[0]: a candidate cannot conflict with itself",
+    ]
+
+
+def test_a_summary_with_a_repeated_id_is_not_said_to_conflict_with_itself():
+    """Its id is another candidate's: the repeated id is the mistake, and the conflict names
+    that other candidate, not the summary itself."""
+    request = request_with(candidate("failure-output"), summary("failure-output", "failure-output"))
+    assert problems_of(request) == ['$.candidates[1].id: repeats id "failure-output" of $.candidates[0]']
+
+
+@pytest.mark.parametrize(
+    ("key", "hint"),
+    [
+        ("sizeUnit", "; did you mean 'sizeUnits'?"),  # the key it resembles is missing
+        ("ID", " (it resembles 'id', which this object already has)"),  # case alone: difflib sees nothing
+        ("Content", " (it resembles 'content', which this object already has)"),
+    ],
+)
+def test_an_unknown_key_is_told_which_key_it_resembles_and_whether_that_one_is_given(key, hint):
+    item = candidate("failure-output")
+    if key == "sizeUnit":
+        item[key] = item.pop("sizeUnits")
+    else:
+        item[key] = 1
+    problems = problems_of(request_with(item))
+    assert problems[0] == f"$.candidates[0].{key}: unknown key{hint}"
 
 
 def test_a_json_value_nested_deeply_is_shown_down_to_21_levels():

@@ -521,9 +521,9 @@ def test_within_an_object_unknown_keys_come_before_the_contracts_keys():
     }
     request = {"taskAnchor": anchor, "budgetUnits": 8, "candidates": [candidate]}
     assert problems_of(request) == (
-        "$.taskAnchor.gaol: unknown key; did you mean 'goal'?",
+        "$.taskAnchor.gaol: unknown key (it resembles 'goal', which this object already has)",
         "$.taskAnchor.goal: must not be blank",
-        "$.candidates[0].sizeUnit: unknown key; did you mean 'sizeUnits'?",
+        "$.candidates[0].sizeUnit: unknown key (it resembles 'sizeUnits', which this object already has)",
         "$.candidates[0].id: must not be blank",
         '$.candidates[0].kind: must be one of constraint, direct-evidence, history-summary, reference; got "bogus" (string)',
     )

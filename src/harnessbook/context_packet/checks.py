@@ -15,7 +15,7 @@ from harnessbook.context_packet.errors import (
     _shown,
     _shown_key,
 )
-from harnessbook.context_packet.request import Candidate
+from harnessbook.context_packet.request import KINDS, Candidate
 
 _SUGGEST_WIDTH = 64  # unknown keys longer than this get no "did you mean" (difflib is quadratic)
 
@@ -27,6 +27,20 @@ def _is_int(value: object) -> TypeGuard[int]:
 
 def _is_blank(value: object) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _closest_key(key: str, allowed: tuple[str, ...]) -> str | None:
+    """The allowed key ``key`` most likely stands for: the same but for case (``ID``), else the
+    closest spelling (``sizeUnit``); None for a key far from all of them or longer than
+    ``_SUGGEST_WIDTH``."""
+    if len(key) > _SUGGEST_WIDTH:
+        return None
+    folded = key.casefold()
+    same = next((name for name in allowed if name.casefold() == folded), None)
+    if same is not None:
+        return same
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def _check_unknown_keys(
@@ -44,10 +58,13 @@ def _check_unknown_keys(
                 " and only one value can count"
             )
         elif isinstance(key, str):
-            close = (
-                difflib.get_close_matches(key, allowed, n=1, cutoff=0.6) if len(key) <= _SUGGEST_WIDTH else []
-            )
-            hint = f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(allowed)})"
+            close = _closest_key(key, allowed)
+            if close is None:
+                hint = f" (allowed: {', '.join(allowed)})"
+            elif close in obj:  # "did you mean" would advise a second copy of a key already given
+                hint = f" (it resembles '{close}', which this object already has)"
+            else:
+                hint = f"; did you mean '{close}'?"
             problems.append(f"{_child(path, key)}: unknown key{hint}")
         else:
             problems.append(f"{path}: key {_shown_key(key)} is not a string; JSON object keys are strings")
@@ -85,10 +102,10 @@ def _check_enum(
 def _check_conflicts_shape(candidate: dict[str, Any], path: str, problems: _Problems) -> None:
     where = f"{path}.conflictsWith"
     value = candidate["conflictsWith"]
-    if candidate.get("kind") != "history-summary":
+    if _kind_without_conflicts(candidate.get("kind")):
         problems.append(
-            f"{where}: only a history-summary may declare conflicts; this candidate's kind is "
-            + (_shown(candidate["kind"]) if "kind" in candidate else "missing")
+            f"{where}: only a history-summary may have conflictsWith; this candidate's kind is "
+            + _shown(candidate["kind"])
         )
     targets: list[object]
     if isinstance(value, str):
@@ -98,15 +115,22 @@ def _check_conflicts_shape(candidate: dict[str, Any], path: str, problems: _Prob
     else:
         problems.append(f"{where}: must be a candidate id or a list of ids, {_got(value)}")
         return
-    seen: set[str] = set()
+    first_at: dict[str, int] = {}
     for index, target in enumerate(targets):
         at = where if isinstance(value, str) else f"{where}[{index}]"
         if not isinstance(target, str) or not target.strip():
             problems.append(f"{at}: must be a non-blank candidate id, {_got(target)}")
-        elif target in seen:
-            problems.append(f"{at}: repeats id {_shown(target)}")
+        elif target in first_at:
+            problems.append(f"{at}: repeats id {_shown(target)} of {where}[{first_at[target]}]")
         else:
-            seen.add(target)
+            first_at[target] = index
+
+
+def _kind_without_conflicts(kind: object) -> bool:
+    """Whether a candidate of this ``kind`` may not have ``conflictsWith``: a kind of the contract
+    other than ``history-summary``. A missing or wrong kind is a problem of its own, and the
+    candidate's ``conflictsWith`` is not blamed for it as well."""
+    return isinstance(kind, str) and kind in KINDS and kind != "history-summary"
 
 
 def _conflict_targets(candidate: Candidate) -> list[str]:

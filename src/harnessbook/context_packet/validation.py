@@ -29,6 +29,7 @@ from harnessbook.context_packet.checks import (
     _check_non_blank_string,
     _check_unknown_keys,
     _is_int,
+    _kind_without_conflicts,
 )
 from harnessbook.context_packet.errors import (
     _PLAIN_ONLY,
@@ -146,7 +147,7 @@ def _candidate_problem_count(candidate: object) -> int:
         count += 1
     if "conflictsWith" in candidate:
         value = candidate["conflictsWith"]
-        if get("kind") != "history-summary":
+        if _kind_without_conflicts(get("kind")):
             count += 1
         if isinstance(value, (str, list)):
             seen: set[str] = set()
@@ -399,12 +400,16 @@ def _check_candidates(candidates: list[Any], problems: _Problems, plain_only: bo
         if not isinstance(value, (str, list)):
             continue
         own = candidate.get("id")
+        named: set[str] = set()
         for position, target in enumerate([value] if isinstance(value, str) else value):
-            if not isinstance(target, str) or not target.strip():
-                continue
+            if not isinstance(target, str) or not target.strip() or target in named:
+                continue  # a blank or repeated target is reported already, where it is
+            named.add(target)
             at = f"$.candidates[{index}].conflictsWith" + ("" if isinstance(value, str) else f"[{position}]")
             if target == own:
-                problems.append(f"{at}: a candidate cannot conflict with itself")
+                # A repeated id is reported already: its candidate names the first one, not itself.
+                if first_use.get(own) == index:
+                    problems.append(f"{at}: a candidate cannot conflict with itself")
             elif target not in first_use:
                 hint = ""
                 written = None if problems.full else _nfc(target)
