@@ -993,6 +993,25 @@ def json_error(err: str) -> Any:
     return report
 
 
+def test_the_error_schema_says_how_long_keys_are_cut_in_a_path(tmp_path):
+    """A path with a long key cannot be followed by a program: the schema's description says so,
+    with the width the builder cuts keys at."""
+    from harnessbook.context_packet.errors import KEY_WIDTH
+
+    schema = load_schema("error")
+    problem = next(
+        definition for definition in schema["$defs"].values() if "path" in definition.get("properties", {})
+    )
+    said = problem["properties"]["path"]["description"]
+    assert f"A key longer than {KEY_WIDTH} characters is cut" in said
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps({**demo_request(), "note" * 1250: 1}), encoding="utf-8")
+    code, _, err = run(["build", "--errors", "json", str(path)])
+    shown = json_error(err)["problems"][0]["path"]
+    assert code == 2 and shown.startswith('$["note') and shown.endswith('..." (5000 characters)]'), shown
+    assert f'$["<its first {KEY_WIDTH} characters>..." (5000 characters)]' in said
+
+
 def test_the_error_schema_names_each_code_as_the_command_line_does():
     """Each kind of report in the schema has the exit code EXIT_CODES gives its name, and the
     schema has one for each code that --errors json reports (1, 2, 74)."""
