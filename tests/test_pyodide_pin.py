@@ -102,9 +102,9 @@ def compile_inputs(script: ModuleType, package: Path) -> str:
 
 def cached_compile(script: ModuleType) -> Callable[[Path, Path], dict]:
     """``script.compile_stdlib``, whose output (the file and its vendor.json entry) is kept in
-    ``.cache/compiled-stdlib/`` and reused while :func:`compile_inputs` is unchanged: Node starts
-    Pyodide for it, about 6.5 s of one core, in every run that has changed none of its inputs.
-    A fresh clone (CI) compiles; ``HARNESSBOOK_FRESH_SITE=1`` always does."""
+    ``.cache/compiled-stdlib/`` and reused while :func:`compile_inputs` is unchanged: a run that
+    has changed none of its inputs does not start Pyodide in Node for it (about 4 to 6.5 s of one
+    core). A fresh clone (CI) compiles; ``HARNESSBOOK_FRESH_SITE=1`` always does."""
 
     def compile(out: Path, package: Path) -> dict:
         kept = COMPILE_CACHE / compile_inputs(script, package)
@@ -124,7 +124,7 @@ def cached_compile(script: ModuleType) -> Callable[[Path, Path], dict]:
 
 def test_the_compiled_stdlib_is_what_the_tool_makes():
     """tools/compile-stdlib.mjs, run again with the npm package's Pyodide in Node, gives the
-    very bytes in git and the same vendor.json entry (about 6 s: Pyodide starts in Node; a
+    very bytes in git and the same vendor.json entry (about 4 to 6.5 s: Pyodide starts in Node; a
     run whose inputs are all unchanged reuses the last compile, :func:`cached_compile`)."""
     script = load_script_with_node_package()
     assert script.compiled_problems(compile=cached_compile(script)) == []

@@ -1,7 +1,7 @@
 """The site's published addresses, which must never break: ``tests/data/published.txt`` and their check.
 
-People link to the pages, to the headings of the chapter and reference pages and to the API's
-objects. The manifest lists every such address the site has ever published, one a line::
+People link to the pages, to the headings of every page and to the API's objects. The manifest
+lists every such address the site has ever published, one a line::
 
     page /en/reference/api/
     heading /chapters/06-context-packet/rules/#expiry
