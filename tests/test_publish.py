@@ -237,6 +237,8 @@ def test_workflow_deploys_from_main_and_by_hand_tests_pull_requests_with_least_p
         "cancel-in-progress": "${{ github.event_name == 'pull_request' }}",
     }
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    # .ci/run in the Debian of the project's CI machines (the hosting guide says so).
+    assert build["container"]["image"] == "debian:12"
     # A pull request runs .ci/run and nothing after it; the deploy job never runs for one.
     not_for_pull_requests = "github.event_name != 'pull_request'"
     assert deploy["if"] == not_for_pull_requests and "if" not in build
@@ -257,6 +259,9 @@ def test_workflow_deploys_from_main_and_by_hand_tests_pull_requests_with_least_p
     assert "rm -r site/_headers site/_redirects site/_deploy" in build_step["run"]
     assert "find site -name '*.gz' -delete" in build_step["run"]
     assert build["env"]["CI"] == "true"
+    # The build job uploads the site; the deploy job, a separate one, only deploys it.
+    assert any(step.get("uses", "").startswith("actions/upload-pages-artifact@") for step in after_ci)
+    assert [step["uses"].split("@")[0] for step in deploy["steps"]] == ["actions/deploy-pages"]
 
 
 def test_every_action_is_pinned_to_a_full_commit_with_its_release_named():

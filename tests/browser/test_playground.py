@@ -2,9 +2,9 @@
 the reader's paths.
 
 An edited request, a malformed one, invalid JSON, a page nobody runs (no Pyodide file may be
-requested), a host that serves ``.wasm`` with the wrong type, a runtime that does not load in
-time, the runtime snapshot a page stores for the next and one that does not restore; keyboard
-use, labels and axe. Every example of every page is run in test_playground_examples.py, which
+requested), a host that serves ``.wasm`` with the wrong type, a page opened as a file
+(``file://``), a runtime that does not load in time, the runtime snapshot a page stores for the
+next and one that does not restore; keyboard use, labels and axe. Every example of every page is run in test_playground_examples.py, which
 uses the helpers here.
 """
 
@@ -752,6 +752,28 @@ def test_module_served_with_the_wrong_type_gives_a_clear_message(new_page, site_
     assert "text/javascript" in shown["status"]
     assert_links_to_the_fix(page, "wasm-mime")  # the section gives the type of .mjs files too
     assert log.foreign == []
+
+
+FILE_URL_SAID = {"zh": "以文件方式（file://）打开的页面", "en": "a page opened as a file (file://)"}
+
+
+@pytest.mark.parametrize("edition", ["zh", "en"])
+def test_a_page_opened_as_a_file_says_to_serve_the_folder(new_page, site_root, edition):
+    """The built site opened as files (file://): browsers start no worker there, and Chromium's
+    SecurityError read as the Content Security Policy of a site that sent none. The page says
+    what it is and what to do instead, and asks for no worker."""
+    page, log = new_page()
+    markdown = example_page()
+    if edition == "en":
+        markdown = markdown.with_name(markdown.name[: -len(".md")] + ".en.md")
+    goto(page, (site_root / page_url(markdown) / "index.html").as_uri())
+    shown = open_and_run(page, 0, timeout=30_000)
+    assert shown["statusKind"] == "failed" and shown["reason"] == "file", shown
+    assert FILE_URL_SAID[edition] in shown["status"] and "python3 -m http.server" in shown["status"], shown
+    assert "Content" not in shown["status"] and "worker-src" not in shown["status"], shown
+    assert panel_of(page, 0).locator("[data-playground-status] a").count() == 0  # no host to fix
+    assert not [url for url in log.requests if "worker.mjs" in url], log.requests
+    assert shown["kind"] is None
 
 
 RUNTIME_FILE_FAILURES = {

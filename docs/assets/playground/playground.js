@@ -26,9 +26,10 @@
   var VERSION = script ? new URL(script.src).search : "";
   // The vendored runtime (hooks/playground.py checks this against vendor.json).
   var PYODIDE_DIR = "pyodide-314.0.8/";
-  // How long the runtime may take to load before the page gives up: about 7 MB compressed, so
-  // five minutes lets a 400 kbit/s connection finish (a minute needed 1 Mbit/s, and a retry starts
-  // the download over). A failed fetch is reported at once; this only ends a stalled load.
+  // How long the runtime may take to load before the page gives up: about 7 MB compressed, 14 MB
+  // from a server that does not compress, so five minutes lets a 400 kbit/s connection finish
+  // either (a minute needed 1 Mbit/s for the 7 MB, and a retry starts the download over). A
+  // failed fetch is reported at once; this only ends a stalled load.
   var DEFAULT_TIMEOUT_MS = 300000;
   var RUN_TIMEOUT_MS = 30000;
   var MAX_PROBLEM_ITEMS = 101; // the builder's bound: 100 problems and one "… and K more" line
@@ -45,7 +46,7 @@
       run: "运行",
       reset: "恢复原始请求",
       output: "运行结果",
-      loading: "正在加载浏览器中的 Python（Pyodide，压缩后约 7 MB，只在第一次运行时下载）…",
+      loading: "正在加载浏览器中的 Python（Pyodide，压缩后约 7 MB、不压缩约 14 MB，只在第一次运行时下载）…",
       loadingPackage: "正在载入 harnessbook…",
       running: "正在运行 build_context_packet…",
       waiting: "等另一个例子运行完，再运行这一个…",
@@ -83,12 +84,13 @@
       loadFailed: "无法加载浏览器中的 Python：{message}",
       networkFailed: "无法加载浏览器中的 Python：下载 {file} 时网络连接中断。请检查网络，再点一次“运行”。",
       httpFailed: "无法加载浏览器中的 Python：服务器对 {file} 的回答是 HTTP {status}。网站可能已经更新或正在更新：请重新加载这个页面，或稍后再点“运行”；一直如此的话，需要网站维护者检查这个文件。",
-      moduleFailed: "无法启动浏览器中的 Python：脚本模块（.mjs）没有载入。可能是网络中断（请检查网络后再试一次），也可能是服务器没有以 text/javascript 发送 .mjs 文件；如果是后者，网站维护者需要按这一页配置服务器：",
+      moduleFailed: "无法启动浏览器中的 Python：脚本模块（.mjs）没有载入。可能是网络中断（请检查网络后再试一次），也可能是服务器没有以 JavaScript（text/javascript）发送 .mjs 文件；如果是后者，网站维护者需要按这一页配置服务器：",
       // The link under a failure to start: the hosting page's title and the section that says
       // what to fix (tests/browser/test_playground.py checks both against the built page).
       hostingPage: "发布与托管本书网站",
       hostingSections: { "wasm-mime": ".wasm 必须以 application/wasm 发送", "content-security-policy": "内容安全策略" },
       workerUnsupported: "这个浏览器不支持模块化的 Web Worker，无法在页面中运行例子。",
+      fileURL: "以文件方式（file://）打开的页面无法启动浏览器中的 Python：浏览器不允许这样的页面启动 Worker。请用 Web 服务器提供这个目录，例如 python3 -m http.server。",
       workerCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许这个页面启动 Web Worker，worker-src 中需要有 'self'。网站维护者需要按这一页配置服务器：",
       fetchCsp: "无法启动浏览器中的 Python：网站的内容安全策略（Content-Security-Policy）不允许下载 {file}，{directive} 中需要有 'self'。网站维护者需要按这一页配置服务器：",
     },
@@ -102,7 +104,7 @@
       run: "Run",
       reset: "Restore the original request",
       output: "Result",
-      loading: "Loading Python for the browser (Pyodide, about 7 MB compressed, downloaded on the first run only)…",
+      loading: "Loading Python for the browser (Pyodide, about 7 MB compressed or 14 MB uncompressed, downloaded on the first run only)…",
       loadingPackage: "Loading harnessbook…",
       running: "Running build_context_packet…",
       waiting: "Waiting for another example's run to finish…",
@@ -140,10 +142,11 @@
       loadFailed: "Python for the browser could not be loaded: {message}",
       networkFailed: "Python for the browser could not be loaded: the connection failed while {file} was downloading. Check your connection and press Run again.",
       httpFailed: "Python for the browser could not be loaded: the server answered HTTP {status} for {file}. The site may have been updated, or be updating: reload the page, or press Run again later; if this persists, whoever hosts the site should check the file.",
-      moduleFailed: "Python for the browser cannot start: a script module (.mjs) did not load. Either the network failed (check your connection and try again), or the server does not send .mjs files as text/javascript; if so, whoever hosts this site must configure the server as described here:",
+      moduleFailed: "Python for the browser cannot start: a script module (.mjs) did not load. Either the network failed (check your connection and try again), or the server does not send .mjs files as JavaScript (text/javascript); if so, whoever hosts this site must configure the server as described here:",
       hostingPage: "Publishing and hosting the book",
       hostingSections: { "wasm-mime": ".wasm must be served as application/wasm", "content-security-policy": "Content Security Policy" },
       workerUnsupported: "This browser does not support module Web Workers, so the examples cannot run in the page.",
+      fileURL: "Python for the browser cannot start from a page opened as a file (file://): browsers do not start workers there. Serve the folder with a web server, for example python3 -m http.server.",
       workerCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow this page to start a Web Worker; worker-src needs 'self'. Whoever hosts this site must configure the server as described here:",
       fetchCsp: "Python for the browser cannot start: the site's Content Security Policy does not allow downloading {file}; {directive} needs 'self'. Whoever hosts this site must configure the server as described here:",
     },
@@ -211,6 +214,9 @@
     };
     runtime = state;
     state.ready = new Promise(function (resolve, reject) {
+      // A page opened as a file: browsers start no worker there, and the SecurityError below
+      // would read as the policy of a site that sent none.
+      if (location.protocol === "file:") return reject(new LoadError("file", T.fileURL));
       var worker;
       // A policy that refuses the worker's script: Chromium then reports a violation on the
       // document and an error on the worker that says nothing more, which would read as a

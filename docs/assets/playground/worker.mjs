@@ -181,13 +181,14 @@ function describe(error) {
 }
 
 // Pyodide compiles pyodide.asm.wasm with WebAssembly.instantiateStreaming. Look at the response
-// first: with any other Content-Type the browser refuses to stream it, and Emscripten would
-// quietly download the 9 MB again as a plain buffer. Stop and say what the host must fix.
+// first: with any other Content-Type than application/wasm the browser refuses to compile it,
+// and Pyodide's loader (its instantiateWasm, pyodide.mjs) only logs that refusal with
+// console.warn and tries nothing else: the start would wait for ever, until the page's time
+// limit (five minutes). Stop at once and say what the host must fix.
 if (typeof WebAssembly.instantiateStreaming === "function") {
   const instantiateStreaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
   WebAssembly.instantiateStreaming = async (source, imports) => {
-    // Checked here, not left to Pyodide: its loader only logs a failed wasm request, and the
-    // start would then wait for ever (until the page's time limit).
+    // Checked here, not left to Pyodide: its loader only logs a failed wasm request too.
     let response;
     try {
       response = await fetched(source, "pyodide.asm.wasm");
