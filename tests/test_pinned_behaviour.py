@@ -217,6 +217,25 @@ def test_a_long_class_name_is_cut_between_escapes_and_says_so(name, shown):
     assert budget_problem(value).endswith(f" (Python {shown})")
 
 
+@pytest.mark.parametrize("before", range(40, 58))
+def test_an_escape_of_a_repr_is_never_cut_in_half(before):
+    """A repr was read up to 61 characters before it was cut: a ``\\U000f0000`` of its own
+    that started after the 52nd was cut there, and the cut could not see it whole."""
+    value = Exception("a" * before + "\U000f0000" * 5)
+    kept = budget_problem(value).split(", got ", 1)[1].rsplit(" (", 1)[0].removesuffix("...")
+    assert not re.search(r"\\U[0-9a-f]{0,7}$", kept), kept
+
+
+@pytest.mark.parametrize("key", ["\U000f0001x", "a\u0085b", "\ud800", "\U0001d173" * 3])
+def test_the_key_in_a_path_reads_back_as_json(key):
+    """A character beyond U+FFFF that is not printable was written ``\\U000f0001``, which no JSON
+    reader takes: the key of the path is a JSON string that reads back as the key."""
+    [problem] = [p for p in problems_of({**demo_request(), key: 1}) if "unknown key" in p]
+    path = problem.split(": unknown key", 1)[0]
+    assert path.startswith('$["') and path.endswith('"]'), path
+    assert json.loads(path[2:-1]) == key
+
+
 def test_an_escape_is_never_cut_in_half():
     """Mutant: the cut that backs up to the escape it would split removed."""
     text = "'" + "\\xff" * 30 + "'"

@@ -254,6 +254,22 @@ def _printable(text: str) -> str:
     return _UNPRINTABLE.sub(_escape, text)
 
 
+def _json_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char.isprintable():
+        return char
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON has no \U: a character beyond U+FFFF is written as its surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def _json_printable(text: str) -> str:
+    """Like `_printable`, for a JSON string literal: what it escapes, JSON reads back."""
+    return _UNPRINTABLE.sub(_json_escape, text)
+
+
 _ESCAPES = re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL)
 """The escapes of an escaped text (``\\xff``, ``\\u00e9``, ``\\U0001f600``, ``\\n``, ``\\\\``)."""
 
@@ -582,8 +598,10 @@ def _repr(value: object) -> str:
     except Exception:
         return f"<{_type_name(value)} that cannot be shown>"
     # Escaping only lengthens a text, so what is cut after it is all in the first width + 1
-    # characters (once addresses are out): the rest of a long repr is never scanned.
-    return _cut(_printable(_without_addresses(text, SHOWN_WIDTH + 1)))
+    # characters (once addresses are out), and an escape of the repr's own (``\U000f0000``, at
+    # most ten characters) that starts there ends within nine more: the rest of a long repr is
+    # never scanned.
+    return _cut(_printable(_without_addresses(text, SHOWN_WIDTH + 9)))
 
 
 def _got(value: object) -> str:
@@ -594,11 +612,13 @@ def _child(path: str, key: str) -> str:
     """The JSON path of ``key`` under ``path``: ``$.a.b``, or ``$.a["odd key"]``.
 
     A key longer than [`KEY_WIDTH`][harnessbook.context_packet.errors.KEY_WIDTH] is cut and
-    marked with ``...`` and its length; unprintable characters are escaped.
+    marked with ``...`` and its length; unprintable characters are escaped as JSON escapes them
+    (a character beyond U+FFFF as its surrogate pair), so that the key of a path not cut reads
+    back as the key it names.
     """
     if len(key) > KEY_WIDTH:
         shown = json.dumps(key[:KEY_WIDTH], ensure_ascii=False)[:-1]
-        return f'{path}[{_printable(shown)}..." ({len(key)} characters)]'
+        return f'{path}[{_json_printable(shown)}..." ({len(key)} characters)]'
     if _IDENTIFIER.match(key):
         return f"{path}.{key}"
-    return f"{path}[{_printable(json.dumps(key, ensure_ascii=False))}]"
+    return f"{path}[{_json_printable(json.dumps(key, ensure_ascii=False))}]"
