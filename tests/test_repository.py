@@ -208,6 +208,26 @@ def test_mutation_testing_leaves_out_exactly_what_its_comment_says():
     )
 
 
+def test_mutation_testing_copies_every_folder_of_the_book_its_tests_read():
+    """mutmut runs the selected tests in a copy that holds src/ and tests/ and ``also_copy``: a
+    test that read docs/examples failed there, and ``mutmut run`` stopped before its first
+    mutant ("failed to collect stats")."""
+    import tomllib
+
+    copied = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"][
+        "also_copy"
+    ]
+    files, _ = _mutmut_selection()
+    named = set()
+    for path in files:
+        text = (ROOT / path).read_text(encoding="utf-8")
+        named |= {f"docs/{folder}" for folder in re.findall(r'"docs" / "([^"]+)"', text)}
+    assert named, "the selected tests read no folder of docs/: is the pattern still right?"
+    assert named <= set(copied), (
+        f"read by the mutmut tests but not in also_copy: {sorted(named - set(copied))}"
+    )
+
+
 def test_every_run_lists_its_skips_and_expected_failures_with_their_reasons():
     """A test skipped where a tool is missing says why (README, CONTRIBUTING): ``-ra`` in the
     default options prints each reason in the run's summary, whoever runs the command."""
