@@ -226,7 +226,7 @@ def test_an_escape_of_a_repr_is_never_cut_in_half(before):
     assert not re.search(r"\\U[0-9a-f]{0,7}$", kept), kept
 
 
-@pytest.mark.parametrize("key", ["\U000f0001x", "a\u0085b", "\ud800", "\U0001d173" * 3])
+@pytest.mark.parametrize("key", ["\U000f0001x", "a\u0085b", "\ud800", "\uffff", "\U0001d173" * 3])
 def test_the_key_in_a_path_reads_back_as_json(key):
     """A character beyond U+FFFF that is not printable was written ``\\U000f0001``, which no JSON
     reader takes: the key of the path is a JSON string that reads back as the key."""
@@ -244,6 +244,7 @@ def test_an_escape_is_never_cut_in_half():
         assert len(kept) <= width - 3
         assert re.fullmatch(r"'(\\xff)*", kept), (width, kept)
         assert width - 3 - len(kept) < 4  # no more than the escape in the way is left out
+    assert _cut("\\" * 12, 9) == "\\" * 6 + "..."  # read from the first character: pairs from there
     backslashes = "'" + "\\" * 12 + "'"  # repr of six backslashes: six escapes of two characters
     assert _cut(backslashes, 9) == "'" + "\\" * 4 + "..."  # the sixth character would split a pair
 
@@ -661,6 +662,16 @@ def test_a_repeated_target_that_is_no_candidate_is_said_once_where_it_repeats_an
         '$.candidates[1].conflictsWith[1]: repeats id "old-summary" of $.candidates[1].conflictsWith[0]',
         "$.candidates[1].conflictsWith[0]: a candidate cannot conflict with itself",
     ]
+
+
+def test_a_summary_whose_id_is_not_a_string_still_gets_its_missing_target_named():
+    """Mutant: the look-alike lookup of the summary's own id made for an id that is not a string
+    (a list cannot be looked up: TypeError)."""
+    request = request_with(candidate("failure-output"), summary("old-summary", "ghost"))
+    request["candidates"][1]["id"] = ["old-summary"]
+    assert problems_of(request)[-1] == (
+        '$.candidates[1].conflictsWith: names "ghost", which is not a candidate id of this request'
+    )
 
 
 def test_a_summary_with_a_repeated_id_is_not_said_to_conflict_with_itself():
@@ -1773,6 +1784,7 @@ COUNTED = [
     candidate("c", reference=5),
     candidate("c", reference="r"),
     candidate("c", conflictsWith="a"),
+    candidate("c", sizeUnits=-1, conflictsWith="a"),  # a kind without conflicts, after another problem
     candidate("c", kind="history-summary", conflictsWith=5),
     candidate("c", kind="history-summary", sizeUnits=-1, conflictsWith=5),  # counted after another
     candidate("c", kind="history-summary", conflictsWith=["a", "a", 1, " ", "b"]),
