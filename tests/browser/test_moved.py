@@ -95,9 +95,14 @@ def _anchor_in_view(page, anchor: str) -> str:
     height = page.evaluate("innerHeight")
     if top is None:
         return f"no element with id {anchor!r}"
-    if not -2 <= top <= height / 2:
-        return f"#{anchor} is at {top:.0f}px, not scrolled into the top half of a {height}px viewport"
-    return ""
+    if -2 <= top <= height / 2:
+        return ""
+    # A heading near the end of a short page cannot reach the top half: the page is then scrolled
+    # as far as it goes, with the heading in view (the docstring section of a field page).
+    bottom = page.evaluate("Math.ceil(scrollY + innerHeight) >= document.documentElement.scrollHeight")
+    if bottom and top < height:
+        return ""
+    return f"#{anchor} is at {top:.0f}px, not scrolled into the top half of a {height}px viewport"
 
 
 @pytest.mark.parametrize("edition", EDITIONS)
