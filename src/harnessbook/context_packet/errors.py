@@ -256,11 +256,9 @@ def _printable(text: str) -> str:
 
 def _json_escape(match: re.Match[str]) -> str:
     char = match.group()
-    if char.isprintable():
-        return char
     code = ord(char)
-    if code <= 0xFFFF:
-        return f"\\u{code:04x}"
+    if code <= 0xFFFF or char.isprintable():
+        return _escape(match)
     code -= 0x10000  # JSON has no \U: a character beyond U+FFFF is written as its surrogate pair
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
