@@ -670,7 +670,7 @@ def test_a_lying_subclass_cannot_sneak_a_blank_id_into_the_result() -> None:
 
     request: Any = demo_request()
     request["candidates"][0]["id"] = Liar("   ")
-    assert problems_of(request).problems == ("$.candidates[0].id: must not be blank",)
+    assert problems_of(request).problems == ('$.candidates[0].id: must not be blank, got "   " (string)',)
 
 
 class Evil:

@@ -844,7 +844,7 @@ def test_repeated_ids_are_found_after_a_candidate_that_is_not_an_object_or_has_n
     request = request_with(candidate("a"), 5, candidate(" "), candidate("a"))
     assert problems_of(request) == [
         "$.candidates[1]: a candidate must be an object, got 5 (integer)",
-        "$.candidates[2].id: must not be blank",
+        '$.candidates[2].id: must not be blank, got " " (string)',
         '$.candidates[3].id: repeats id "a" of $.candidates[0]',
     ]
 

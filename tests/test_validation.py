@@ -487,7 +487,7 @@ def test_every_problem_is_reported_at_once_in_walk_order():
     problems = problems_of(broken_request())
     assert problems == (
         "$.extra: unknown key (allowed: taskAnchor, budgetUnits, candidates)",
-        "$.taskAnchor.goal: must not be blank",
+        '$.taskAnchor.goal: must not be blank, got " " (string)',
         "$.taskAnchor.stopCondition: must be a non-blank string, got 1 (integer)",
         "$.taskAnchor.verificationTarget: required key is missing",
         "$.budgetUnits: must be an integer greater than 0, got true (boolean)",
@@ -522,9 +522,9 @@ def test_within_an_object_unknown_keys_come_before_the_contracts_keys():
     request = {"taskAnchor": anchor, "budgetUnits": 8, "candidates": [candidate]}
     assert problems_of(request) == (
         "$.taskAnchor.gaol: unknown key (it resembles 'goal', which this object already has)",
-        "$.taskAnchor.goal: must not be blank",
+        '$.taskAnchor.goal: must not be blank, got "" (string)',
         "$.candidates[0].sizeUnit: unknown key (it resembles 'sizeUnits', which this object already has)",
-        "$.candidates[0].id: must not be blank",
+        '$.candidates[0].id: must not be blank, got " " (string)',
         '$.candidates[0].kind: must be one of constraint, direct-evidence, history-summary, reference; got "bogus" (string)',
     )
 

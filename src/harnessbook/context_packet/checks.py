@@ -79,7 +79,7 @@ def _check_non_blank_string(obj: dict[str, Any], key: str, path: str, problems: 
     if not isinstance(value, str):
         problems.append(f"{where}: must be a non-blank string, {_got(value)}")
     elif not value.strip():
-        problems.append(f"{where}: must not be blank")
+        problems.append(f"{where}: must not be blank, {_got(value)}")
 
 
 def _check_enum(
