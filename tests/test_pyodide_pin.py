@@ -219,15 +219,16 @@ def test_an_upgrade_whose_compile_fails_leaves_the_vendored_runtime_as_it_was(tm
         raise script.VendorError("compile-stdlib.mjs failed (exit 1)")
 
     monkeypatch.setattr(script, "compile_stdlib", failing_compile)
-    before = sorted(
-        (p.relative_to(tmp_path).as_posix(), p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file()
-    )
+
+    def files() -> list[tuple[str, bytes]]:
+        return sorted(
+            (p.relative_to(tmp_path).as_posix(), p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file()
+        )
+
+    before = files()
     with pytest.raises(script.VendorError):
         script.vendor({"directory": "pyodide-2.0.0", "files": {"pyodide.mjs": {}}}, package)
-    after = sorted(
-        (p.relative_to(tmp_path).as_posix(), p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file()
-    )
-    assert after == before
+    assert files() == before
     assert not (old.parent / "pyodide-2.0.0").exists()
 
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -150,12 +151,14 @@ DESELECTED_FOR_ANOTHER_REASON = {
 """Tests left out of mutation testing that neither start a process nor use hypothesis."""
 
 
-def _mutmut_selection() -> tuple[list[str], set[str]]:
+def _mutmut_settings() -> dict[str, Any]:
     import tomllib
 
-    args = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"][
-        "pytest_add_cli_args_test_selection"
-    ]
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]
+
+
+def _mutmut_selection() -> tuple[list[str], set[str]]:
+    args = _mutmut_settings()["pytest_add_cli_args_test_selection"]
     files = [arg for arg in args if arg.startswith("tests/") and "::" not in arg]
     deselected = {args[i + 1] for i, arg in enumerate(args) if arg == "--deselect"}
     return files, deselected
@@ -212,11 +215,7 @@ def test_mutation_testing_copies_every_folder_of_the_book_its_tests_read():
     """mutmut runs the selected tests in a copy that holds src/ and tests/ and ``also_copy``: a
     test that read docs/examples failed there, and ``mutmut run`` stopped before its first
     mutant ("failed to collect stats")."""
-    import tomllib
-
-    copied = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"][
-        "also_copy"
-    ]
+    copied = _mutmut_settings()["also_copy"]
     files, _ = _mutmut_selection()
     named = set()
     for path in files:
