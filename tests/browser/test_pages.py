@@ -3,7 +3,8 @@ Content-Security-Policy, links and anchors, axe-core.
 
 The pages are enumerated from the built site itself (every HTML file but 404.html and the
 assets), so pages that writers add are covered without touching this file. Each page is
-opened once, in one browser context; the visit records what the tests below check. The pages
+opened once, on one of two browsers that take turns through the list (see ``visits``); the
+visit records what the tests below check. The pages
 come from real nginx with ``deploy/nginx.conf`` and the headers the build wrote (the ``nginx``
 fixture), so that the same visit also records every ``securitypolicyviolation``; locally
 without nginx they come from the test server, and only the policy test skips.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
@@ -21,7 +23,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 import pytest
 
 from tests.browser.conftest import attach_log, require
-from tests.browser.serving import nginx_executable
+from tests.browser.serving import TEST_BROWSER_ARGS, launch_chromium, nginx_executable
 from tests.browser.test_nginx import WATCH_VIOLATIONS
 from tests.conftest import local_site_url
 
@@ -135,10 +137,9 @@ def host(request: pytest.FixtureRequest, site_url: str) -> Host:
     return Host(site_url, production=False)
 
 
-@pytest.fixture(scope="module")
-def visits(browser, host: Host, pages: list[str], axe_source: str) -> dict[str, Visit]:
-    """Open every page once (one context, one tab): status, log, policy violations, links, ids,
-    axe violations."""
+def visit_all(browser, host: Host, pages: list[str], axe_source: str) -> dict[str, Visit]:
+    """Open each of ``pages`` once, in one context and one tab of ``browser``: status, log,
+    policy violations, links, ids, axe violations."""
     context = browser.new_context()
     # Recorded in every document before its own scripts run (init scripts are not subject to
     # the page's policy).
@@ -178,6 +179,45 @@ def visits(browser, host: Host, pages: list[str], axe_source: str) -> dict[str, 
     finally:
         context.close()
     return out
+
+
+def visit_all_on_a_browser_of_its_own(
+    executable: str, host: Host, pages: list[str], axe_source: str
+) -> dict[str, Visit]:
+    """:func:`visit_all` on a browser launched by a Playwright driver of its own, for a thread
+    other than the one that made the session's (Playwright's synchronous objects belong to the
+    thread that made them)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        browser = launch_chromium(driver, executable, TEST_BROWSER_ARGS)
+        try:
+            return visit_all(browser, host, pages, axe_source)
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def visits(
+    browser, headless_shell_executable: str, host: Host, pages: list[str], axe_source: str
+) -> dict[str, Visit]:
+    """Every page visited once (:func:`visit_all`), on two browsers at the same time: every
+    other page on a second browser, driven from a second thread, the rest on the session's.
+
+    Each visit is a page load and an axe-core audit on that page's main thread (about 0.4 s of
+    one core's time for the audit alone): one browser keeps one core busy. The second takes
+    the other core while it is free, as it is when this file runs last (it took 73 to 95 s
+    there on one browser, the longest unit of the run); beside other work it costs a browser's
+    start (about a second of CPU). Each page is still visited once, in a context of its own
+    browser, and each browser visits pages of both editions in the same order as before.
+    """
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        elsewhere = thread.submit(
+            visit_all_on_a_browser_of_its_own, headless_shell_executable, host, pages[1::2], axe_source
+        )
+        here = visit_all(browser, host, pages[0::2], axe_source)
+        visited = {**here, **elsewhere.result()}
+    return {rel: visited[rel] for rel in pages}
 
 
 def test_both_editions_have_the_same_pages(pages: list[str]) -> None:
