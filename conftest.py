@@ -119,40 +119,13 @@ def named_files(config: pytest.Config) -> set[Path] | None:
     return files
 
 
-BROWSER_TESTS = Path(__file__).resolve().parent / "tests" / "browser"
-
-
-def selects_browser_tests(config: pytest.Config) -> bool:
-    """Whether the run may select tests of ``tests/browser/``: its paths reach that folder (or
-    lie in it) and its ``-m`` expression keeps the ``browser`` marker."""
-    from _pytest.mark.expression import Expression
-
-    def browser_marker(name: str, /, **kwargs: str | int | bool | None) -> bool:
-        return name == "browser" and not kwargs
-
-    markexpr = config.option.markexpr
-    if markexpr and not Expression.compile(markexpr).evaluate(browser_marker):
-        return False
-    if config.args_source is not pytest.Config.ArgsSource.ARGS:
-        paths = [Path(config.rootpath, p) for p in config.getini("testpaths")]
-    else:
-        paths = [Path(config.invocation_params.dir, arg.split("::", 1)[0]) for arg in config.args]
-    return any(
-        path.resolve().is_relative_to(BROWSER_TESTS) or BROWSER_TESTS.is_relative_to(path.resolve())
-        for path in paths
-    )
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    if config.option.dist != "loadfile":
+    files = named_files(config)
+    if files is None or config.option.dist != "loadfile":
         return None  # xdist's own answer: one worker per core
     # Only pytest-xdist calls this hook, so it is installed here.
     from xdist.plugin import pytest_xdist_auto_num_workers as per_core  # type: ignore[import-untyped]
 
-    cores = int(per_core(config))
-    files = named_files(config)
-    if files is None:
-        return cores + 1 if selects_browser_tests(config) else cores
-    workers = min(len(files), cores + 1 if selects_browser_tests(config) else cores)
+    workers = min(len(files), int(per_core(config)))
     return 0 if workers <= 1 else workers

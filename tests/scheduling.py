@@ -21,15 +21,11 @@ and hands out the files with the most tests first:
   on a worker that is not measuring: on a fresh clone that is while the first Lighthouse audit
   waits for the site's two builds, and no longer beside the audits.
 * **Lighthouse beside light work.** The Lighthouse audits (:data:`MEASURED`) are handed out
-  first, and while they run at most one worker a core less than the machine has is given work
-  beside them (:func:`core_count`; on two cores, one): the files without a browser, longest
-  first, as long as there are any, then a browser file, to one worker at a time. The other
-  workers wait (a run with browser tests has one worker more than cores: the root
-  conftest.py). Lighthouse scores the CPU time it sees: beside a worker driving Chromium (the
-  renderer, its compositor and Pyodide's worker: more than a core), a field page scored 84 to
-  91 and was audited up to three times; beside one Python process it keeps a core of its own;
-  beside two (three workers, no wait) a field page's first audit scored 87 in a run of
-  2026-12-07, on a fresh clone.
+  first, and while they run the other workers are given the files without a browser, longest
+  first, as long as there are any. Lighthouse scores the CPU time it sees: beside a worker
+  driving Chromium (the renderer, its compositor and Pyodide's worker: more than a core), a
+  field page scored 84 to 91 and was audited up to three times; beside one Python process
+  it keeps a core of its own.
 
 Which worker runs a test changes nothing in its outcome (each file's tests still run in order
 on one worker); only the run's length does. ``uv run python -m tests.scheduling`` writes the
@@ -87,15 +83,6 @@ def cold_files(root: Path = ROOT) -> frozenset[str]:
     return frozenset(cold)
 
 
-def core_count() -> int:
-    """The cores pytest-xdist counts for ``-n auto`` (one worker each)."""
-    from types import SimpleNamespace
-
-    from xdist.plugin import pytest_xdist_auto_num_workers as per_core  # type: ignore[import-untyped]
-
-    return int(per_core(SimpleNamespace(option=SimpleNamespace(numprocesses="auto"))))
-
-
 def recorded_seconds(path: Path = RECORDED_FILE) -> dict[str, float]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -125,15 +112,11 @@ class LongestFirstFileScheduling(LoadFileScheduling):  # type: ignore[misc]
         tests: dict[str, float] | None = None,
         files: dict[str, float] | None = None,
         cold: frozenset[str] | None = None,
-        cores: int | None = None,
     ) -> None:
         super().__init__(config, log)
         self.tests = tests or {}
         self.files = files or {}
         self.cold = cold_files() if cold is None else cold
-        self.cores = core_count() if cores is None else cores
-        self.waiting: set[Any] = set()
-        """The workers :meth:`next_unit` has left without work (it returned None)."""
 
     def _split_scope(self, nodeid: str) -> str:
         file = file_of(nodeid)
@@ -158,30 +141,10 @@ class LongestFirstFileScheduling(LoadFileScheduling):  # type: ignore[misc]
             for scope, tests in work.items()
         )
 
-    def busy_beside(self, node: Any) -> tuple[int, int]:
-        """How many workers other than ``node`` have tests left of files that do not measure,
-        and are not waiting (:attr:`waiting`: the one test a waiting worker may have left
-        waits with it): in all, and of browser files."""
-        busy = browser = 0
-        for other, work in self.assigned_work.items():
-            if other is node or other in self.waiting:
-                continue
-            left = [
-                scope for scope, tests in work.items() if scope not in MEASURED and not all(tests.values())
-            ]
-            if left:
-                busy += 1
-                browser += any(scope.startswith(BROWSER) for scope in left)
-        return busy, browser
-
-    def next_unit(self, node: Any) -> str | None:
+    def next_unit(self, node: Any) -> str:
         """The unit to hand ``node`` next: a :data:`MEASURED` file, else a file whose cache is
-        cold (:attr:`cold`), else the longest file.
-
-        While a measured file runs on another worker, ``node`` waits (None) if :attr:`cores`
-        less one other workers have work already, or one has a browser file and only browser
-        files are left; otherwise it is given the longest file without a browser, or when none
-        is left the longest browser file."""
+        cold (:attr:`cold`), else the longest file, of the files without a browser while a
+        measured file runs on another worker."""
         measured = [scope for scope in self.workqueue if scope in MEASURED]
         if measured:
             return measured[0]
@@ -190,33 +153,12 @@ class LongestFirstFileScheduling(LoadFileScheduling):  # type: ignore[misc]
             return max(cold, key=lambda scope: self.expected_seconds(self.workqueue[scope]))
         units = list(self.workqueue)
         if self.measuring_elsewhere(node):
-            busy, browser = self.busy_beside(node)
-            light = [scope for scope in units if not scope.startswith(BROWSER)]
-            if busy >= max(1, self.cores - 1) or (not light and browser):
-                return None
-            units = light or units
+            units = [scope for scope in units if not scope.startswith(BROWSER)] or units
         return max(units, key=lambda scope: self.expected_seconds(self.workqueue[scope]))
 
     def _assign_work_unit(self, node: Any) -> None:
-        unit = self.next_unit(node)
-        if unit is None:
-            self.waiting.add(node)  # mark_test_complete offers it work again
-            return
-        self.workqueue.move_to_end(unit, last=False)  # the base class hands it out
+        self.workqueue.move_to_end(self.next_unit(node), last=False)  # the base class hands it out
         super()._assign_work_unit(node)
-
-    def mark_test_complete(self, node: Any, item_index: int, duration: float = 0) -> None:
-        """As the base class, and then each worker left waiting by :meth:`next_unit` is offered
-        work again (the test that completed may have been the last audit). A waiting worker
-        may still have one test: a worker runs its last test only once it is given more work
-        or told to stop (pytest must know the next test)."""
-        super().mark_test_complete(node, item_index, duration)
-        waiting, self.waiting = self.waiting, set()
-        for other in waiting:
-            if other is not node:
-                self._reschedule(other)
-            else:
-                self.waiting.add(other)  # the base class has just offered it work
 
 
 class RunSeconds:

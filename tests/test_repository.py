@@ -82,87 +82,17 @@ def _workers_started(*args: str) -> str | None:
     return next((line for line in done.stdout.splitlines() if line.startswith("created: ")), None)
 
 
-def xdist_cores() -> int:
-    """pytest-xdist's own answer to ``-n auto``: one worker per core."""
-    from xdist.plugin import pytest_xdist_auto_num_workers as per_core  # type: ignore[import-untyped]
-
-    return int(per_core(SimpleNamespace(option=SimpleNamespace(numprocesses="auto"))))
-
-
 def test_auto_workers_never_outnumber_the_named_files():
     """``-n auto --dist loadfile`` keeps each file on one worker, so a command that names one
     file runs it in pytest's own process, and one that names two starts at most two workers."""
     assert _workers_started("tests/test_smoke.py") is None
     # Two workers where xdist would start two or more (none where it would start one); never one
     # per core beyond the two files. (Accepting "none" everywhere let "never parallel" pass.)
-    cores = xdist_cores()
+    from xdist.plugin import pytest_xdist_auto_num_workers as per_core  # type: ignore[import-untyped]
+
+    cores = int(per_core(SimpleNamespace(option=SimpleNamespace(numprocesses="auto"))))
     two = _workers_started("tests/test_smoke.py", "tests/test_purity.py")
     assert two == ("created: 2/2 workers" if cores >= 2 else None), cores
-    # Three browser files get a worker each, one more than a core each where there are two.
-    three = _workers_started(
-        "tests/browser/test_tools.py", "tests/browser/test_moved.py", "tests/browser/test_nginx.py"
-    )
-    assert three == (f"created: {min(3, cores + 1)}/{min(3, cores + 1)} workers"), cores
-
-
-def root_conftest() -> Any:
-    """The repository's root conftest.py, as a module of its own (``import conftest`` may give
-    tests/conftest.py, whichever pytest imported under that name)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("harnessbook_root_conftest", ROOT / "conftest.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _auto_workers(*args: str, markexpr: str = "", dist: str = "loadfile") -> int | None:
-    """What conftest.py answers xdist's ``-n auto`` for a command line ``pytest [-m markexpr]
-    args...`` (run from the repository's root; no args: pytest runs ``testpaths``)."""
-    config: Any = SimpleNamespace(
-        option=SimpleNamespace(numprocesses="auto", markexpr=markexpr, dist=dist),
-        args_source=pytest.Config.ArgsSource.ARGS if args else pytest.Config.ArgsSource.TESTPATHS,
-        args=list(args),
-        getini=lambda name: {"testpaths": ["tests", "docs"]}[name],
-        rootpath=ROOT,
-        invocation_params=SimpleNamespace(dir=ROOT),
-    )
-    return root_conftest().pytest_xdist_auto_num_workers(config)
-
-
-def test_a_run_with_browser_tests_gets_one_worker_more_than_cores():
-    """The browser tests wait (for a page's network to be idle, for a timer, for Chromium's
-    other processes), so a run that selects them gets a worker beyond one per core; a run
-    without them is CPU-bound and gets one per core."""
-    cores = xdist_cores()
-    with_browsers = {
-        "": ((), ""),
-        "tests": (("tests",), ""),
-        "tests/browser": (("tests/browser",), ""),
-        "-m browser": ((), "browser"),
-        "-m 'browser and not slow'": ((), "browser and not slow"),
-        ". (the root)": ((".",), ""),
-    }
-    without = {
-        "-m 'not browser'": ((), "not browser"),
-        "docs": (("docs",), ""),
-        "tests/test_cli.py and a folder": (("tests/test_cli.py", "docs"), ""),
-        "-m 'not browser' tests": (("tests",), "not browser"),
-        "-m slow": ((), "slow"),
-    }
-    for name, (args, markexpr) in with_browsers.items():
-        assert _auto_workers(*args, markexpr=markexpr) == cores + 1, name
-    for name, (args, markexpr) in without.items():
-        assert _auto_workers(*args, markexpr=markexpr) == cores, name
-    assert _auto_workers(dist="load") is None  # not --dist loadfile: xdist's own answer
-    # Named files: at most one worker each, and the extra worker only with browser files.
-    assert _auto_workers("tests/test_cli.py", "tests/test_smoke.py") == min(2, cores)
-    browser_files = [
-        f"tests/browser/{name}.py" for name in ("test_pages", "test_moved", "test_nginx", "test_tools")
-    ]
-    assert _auto_workers(*browser_files) == min(4, cores + 1)
-    assert _auto_workers(*browser_files, markexpr="not browser") == min(4, cores)
 
 
 # --------------------------------------------------------------------------- worker exit (conftest.py)

@@ -27,21 +27,17 @@ class FakeNode:
     def send_runtest_some(self, indexes: list[int]) -> None:
         self.sent.append(indexes)
 
-    def shutdown(self) -> None:
-        self.shutting_down = True
-
 
 def scheduler(
     collection: list[str],
     files: dict[str, float],
     tests: dict[str, float] | None = None,
     cold: frozenset[str] = frozenset(),
-    cores: int = 2,
 ) -> tuple[LongestFirstFileScheduling, FakeNode]:
     """A scheduler given ``files`` (as tests/file_seconds.json), ``tests`` (as the cache) and
     the files whose cache is ``cold`` (none unless given)."""
     config = SimpleNamespace(option=SimpleNamespace(loadscopereorder=True), getvalue={"tx": ["popen"]}.get)
-    sched = LongestFirstFileScheduling(config, log=None, tests=tests, files=files, cold=cold, cores=cores)  # type: ignore[arg-type]
+    sched = LongestFirstFileScheduling(config, log=None, tests=tests, files=files, cold=cold)  # type: ignore[arg-type]
     node = FakeNode()
     sched.registered_collections[node] = collection
     sched.assigned_work[node] = {}
@@ -161,111 +157,6 @@ def test_lighthouse_goes_first_with_files_without_a_browser_beside_it():
         "tests/browser/test_lighthouse.py::test_a"
     ] = True
     assert sched.next_unit(second) == "tests/browser/test_figures.py"
-
-
-BESIDE_AUDITS = [
-    "tests/browser/test_lighthouse.py::test_a",
-    "tests/browser/test_lighthouse.py::test_b",
-    "tests/browser/test_pages.py::test_a",
-    "tests/browser/test_behaviour.py::test_a",
-    "tests/browser/test_figures.py::test_a",
-    "tests/browser/test_moved.py::test_a",
-    "tests/browser/test_nginx.py::test_a",
-    "tests/test_site.py::test_a",
-    "tests/test_site.py::test_b",
-]
-BESIDE_AUDITS_SECONDS = {
-    "tests/browser/test_lighthouse.py": 60.0,
-    "tests/browser/test_pages.py": 110.0,
-    "tests/browser/test_behaviour.py": 70.0,
-    "tests/browser/test_figures.py": 35.0,
-    "tests/browser/test_moved.py": 12.0,
-    "tests/browser/test_nginx.py": 6.0,
-    "tests/test_site.py": 8.0,
-}
-
-
-def workers(cores: int, count: int) -> tuple[LongestFirstFileScheduling, list[FakeNode]]:
-    """A scheduler for :data:`BESIDE_AUDITS` on a machine of ``cores``, with ``count`` workers."""
-    sched, first = scheduler(BESIDE_AUDITS, BESIDE_AUDITS_SECONDS, cores=cores)
-    nodes = [first]
-    for _ in range(count - 1):
-        node = FakeNode()
-        sched.registered_collections[node] = BESIDE_AUDITS
-        sched.assigned_work[node] = {}
-        nodes.append(node)
-    return sched, nodes
-
-
-def test_beside_the_audits_one_worker_a_core_less_has_work():
-    """Two cores, three workers: while the audits run, one other worker has work (as with two
-    workers, before the third), and the third waits until they are done."""
-    sched, (first, second, third) = workers(cores=2, count=3)
-    for node in (first, second, third):
-        sched._assign_work_unit(node)
-    assert node_files(first, BESIDE_AUDITS) == ["tests/browser/test_lighthouse.py"]
-    assert node_files(second, BESIDE_AUDITS) == ["tests/test_site.py"]
-    assert node_files(third, BESIDE_AUDITS) == []  # it waits
-    # The light file is all but done (a worker runs its last test only once it is given more
-    # or told to stop): the same worker goes on, with a browser file, and the third still waits.
-    sched.mark_test_complete(second, BESIDE_AUDITS.index("tests/test_site.py::test_a"))
-    assert node_files(second, BESIDE_AUDITS) == ["tests/test_site.py", "tests/browser/test_pages.py"]
-    assert node_files(third, BESIDE_AUDITS) == []
-    sched.mark_test_complete(first, BESIDE_AUDITS.index("tests/browser/test_lighthouse.py::test_a"))
-    assert node_files(third, BESIDE_AUDITS) == []  # an audit is still to run
-    # The last audit is done: that completion offers the waiting worker work.
-    sched.mark_test_complete(first, BESIDE_AUDITS.index("tests/browser/test_lighthouse.py::test_b"))
-    assert node_files(third, BESIDE_AUDITS) != []
-    assert all(file.startswith("tests/browser/") for file in node_files(third, BESIDE_AUDITS))
-
-
-def test_two_workers_with_cold_files_beside_the_audits_never_both_wait():
-    """The cold files go out first, both beside the audits. The first of their workers to near
-    its end waits, its last test with it; the other then counts it as waiting, not busy, and
-    goes on. (Each counting the other, both waited until the audits were done.)"""
-    collection = [*BESIDE_AUDITS, "tests/test_lint.py::test_a", "tests/test_lint.py::test_b"]
-    collection += ["tests/test_pyodide_pin.py::test_a", "tests/test_pyodide_pin.py::test_b"]
-    sched, first = scheduler(
-        collection,
-        {**BESIDE_AUDITS_SECONDS, "tests/test_lint.py": 9.0, "tests/test_pyodide_pin.py": 6.0},
-        cold=frozenset({"tests/test_lint.py", "tests/test_pyodide_pin.py"}),
-        cores=2,
-    )
-    second, third = FakeNode(), FakeNode()
-    for node in (second, third):
-        sched.registered_collections[node] = collection
-        sched.assigned_work[node] = {}
-    for node in (first, second, third):
-        sched._assign_work_unit(node)
-    assert node_files(second, collection) == ["tests/test_lint.py"]
-    assert node_files(third, collection) == ["tests/test_pyodide_pin.py"]
-    sched.mark_test_complete(second, collection.index("tests/test_lint.py::test_a"))
-    assert node_files(second, collection) == ["tests/test_lint.py"]  # it waits
-    sched.mark_test_complete(third, collection.index("tests/test_pyodide_pin.py::test_a"))
-    assert node_files(third, collection) == ["tests/test_pyodide_pin.py", "tests/test_site.py"]
-
-
-def test_beside_the_audits_one_worker_at_a_time_drives_a_browser():
-    """Four cores, five workers: three may have work beside the audits, but only one of them a
-    browser file."""
-    sched, nodes = workers(cores=4, count=5)
-    for node in nodes:
-        sched._assign_work_unit(node)
-    assert [node_files(node, BESIDE_AUDITS) for node in nodes] == [
-        ["tests/browser/test_lighthouse.py"],
-        ["tests/test_site.py"],
-        ["tests/browser/test_pages.py"],
-        [],
-        [],
-    ]
-    sched.mark_test_complete(nodes[0], BESIDE_AUDITS.index("tests/browser/test_lighthouse.py::test_a"))
-    sched.mark_test_complete(nodes[0], BESIDE_AUDITS.index("tests/browser/test_lighthouse.py::test_b"))
-    assert all(node_files(node, BESIDE_AUDITS) for node in nodes[3:])
-
-
-def node_files(node: FakeNode, collection: list[str]) -> list[str]:
-    """The file of each unit sent to ``node``, in order (a unit here is one file)."""
-    return [collection[indexes[0]].split("::", 1)[0] for indexes in node.sent]
 
 
 def test_files_never_timed_are_guessed_by_their_tests():
