@@ -207,8 +207,8 @@ def visits(
     Each visit is a page load and an axe-core audit on that page's main thread (about 0.4 s of
     one core's time for the audit alone): one browser keeps one core busy. The second takes
     the other core while it is free, as it is when this file runs last (it took 73 to 95 s
-    there on one browser, the longest unit of the run); beside other work it costs a browser's
-    start (about a second of CPU). Each page is still visited once, in a context of its own
+    there on one browser, the longest unit of the run); beside other work it costs the start of
+    a Playwright driver and a browser (0.6 s of CPU, measured on the two-core machine). Each page is still visited once, in a context of its own
     browser, and each browser visits pages of both editions in the same order as before.
     """
     with ThreadPoolExecutor(max_workers=1) as thread:
