@@ -18,7 +18,7 @@ import os
 import re
 import types
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import pytest
 
@@ -1305,11 +1305,20 @@ def test_a_leap_second_on_an_impossible_date_time_or_offset_is_not_called_a_leap
     ]
 
 
-def test_a_size_over_2_53_shows_the_value():
-    """Mutant: the value passed to ``_got`` replaced by ``None``."""
-    request = request_with(candidate("failure-output", sizeUnits=2**53))
+@pytest.mark.parametrize(
+    ("changes", "path"),
+    [
+        ({"candidates": [candidate("failure-output", sizeUnits=2**53)]}, "$.candidates[0].sizeUnits"),
+        ({"budgetUnits": 2**53}, "$.budgetUnits"),
+    ],
+    ids=["size", "budget"],
+)
+def test_a_size_or_budget_over_2_53_shows_the_value(changes, path):
+    """Mutants: the value passed to ``_too_large`` (then to ``_got``) replaced by ``None``, for a
+    candidate's size and for the budget."""
+    request = {**request_with(candidate("failure-output")), **changes}
     assert problems_of(request) == [
-        "$.candidates[0].sizeUnits: must be at most 9007199254740991 (2^53 - 1: JSON readers using doubles, "
+        f"{path}: must be at most 9007199254740991 (2^53 - 1: JSON readers using doubles, "
         "JavaScript among them, hold every integer up to it exactly, and not every one above it), "
         "got 9007199254740992 (integer)"
     ]
@@ -1898,3 +1907,240 @@ def test_a_lone_str_subclass_key_is_read_as_its_string():
     request: Any = demo_request()
     request[OwnHash("budgetUnits")] = request.pop("budgetUnits")
     assert build_context_packet(request) == build_context_packet(demo_request())
+
+
+# ---------------------------------------------------------------------------
+# A value that is not plain, at each container level the plain copy reaches
+# ---------------------------------------------------------------------------
+#
+# The copy converts what the walk compares: the request's own values, ``taskAnchor`` and its
+# values, each candidate and its fields, and the items of ``conflictsWith``. A ``str``, ``int``
+# or ``float`` subclass there becomes its plain base, shown as JSON; a ``list`` or ``dict``
+# below that is kept as it is when it is exactly a ``list`` or ``dict`` (what it holds is shown
+# by its data, a subclass by its name), and a subclass of one is shown from its data with its
+# name. Each request below holds one value that is not plain, so that it alone decides
+# whether the request is copied.
+
+
+class Ratio(float):
+    pass
+
+
+class Units(enum.IntEnum):
+    EIGHT = 8
+
+
+class Kind(str, enum.Enum):  # noqa: UP042 - the str-mixin Enum callers still write
+    DIRECT = "direct-evidence"
+
+
+def with_anchor(**changes: object) -> dict:
+    return {**demo_request(), "taskAnchor": {**demo_request()["taskAnchor"], **changes}}
+
+
+NOT_PLAIN_SHOWN = [
+    pytest.param(
+        lambda: request_with(candidate("a", sizeUnits=Ratio(1.5))),
+        "$.candidates[0].sizeUnits: must be an integer >= 0, got 1.5 (number)",
+        id="float-subclass-in-a-candidate",
+    ),
+    pytest.param(
+        lambda: request_with(candidate("a"), budgetUnits=Ratio(8.0)),
+        "$.budgetUnits: must be an integer greater than 0, got 8.0 (number)",
+        id="float-subclass-budget",
+    ),
+    pytest.param(
+        lambda: Items(["g"]),
+        '$: a request must be an object, got Items(["g"]) (Python Items)',
+        id="request-list-subclass",
+    ),
+    pytest.param(
+        lambda: ["g", Text("h")],
+        '$: a request must be an object, got ["g", Text("h")] (array)',
+        id="request-list-holding-a-subclass",
+    ),
+    pytest.param(
+        lambda: {**demo_request(), "taskAnchor": Items(["g", Text("h")])},
+        '$.taskAnchor: must be an object, got ["g", "h"] (array)',
+        id="anchor-list-subclass-copied",
+    ),
+    pytest.param(
+        lambda: with_anchor(goal=Items(["g"])),
+        '$.taskAnchor.goal: must be a non-blank string, got Items(["g"]) (Python Items)',
+        id="anchor-value-list-subclass",
+    ),
+    pytest.param(
+        lambda: with_anchor(goal=["g", Text("h")]),
+        '$.taskAnchor.goal: must be a non-blank string, got ["g", Text("h")] (array)',
+        id="anchor-value-list-holding-a-subclass",
+    ),
+    pytest.param(
+        lambda: request_with(Items(["g"])),
+        '$.candidates[0]: a candidate must be an object, got Items(["g"]) (Python Items)',
+        id="candidate-list-subclass",
+    ),
+    pytest.param(
+        lambda: request_with(["g", Text("h")]),
+        '$.candidates[0]: a candidate must be an object, got ["g", Text("h")] (array)',
+        id="candidate-list-holding-a-subclass",
+    ),
+    pytest.param(
+        lambda: request_with(candidate("a", content=Items(["g"]))),
+        '$.candidates[0].content: must be a string, got Items(["g"]) (Python Items)',
+        id="field-list-subclass",
+    ),
+    pytest.param(
+        lambda: request_with(candidate("a", content=["g", Text("h")])),
+        '$.candidates[0].content: must be a string, got ["g", Text("h")] (array)',
+        id="field-list-holding-a-subclass",
+    ),
+    pytest.param(
+        lambda: request_with(candidate("a"), summary("s", [Items(["g"])])),
+        '$.candidates[1].conflictsWith[0]: must be a non-blank candidate id, got Items(["g"]) (Python Items)',
+        id="conflict-item-list-subclass",
+    ),
+    pytest.param(
+        lambda: request_with(candidate("a"), summary("s", [["g", Text("h")]])),
+        '$.candidates[1].conflictsWith[0]: must be a non-blank candidate id, got ["g", Text("h")] (array)',
+        id="conflict-item-list-holding-a-subclass",
+    ),
+]
+
+
+@pytest.mark.parametrize(("make", "problem"), NOT_PLAIN_SHOWN)
+def test_a_value_that_is_not_plain_is_shown_as_deep_as_the_copy_converts(make, problem):
+    """Mutants: ``_plain`` failing on a ``float`` subclass; ``_plain``, ``_plain_request`` and
+    ``_plain_candidate`` copying one container level more (a subclass inside shown as its base),
+    or failing on a container, at the request, ``taskAnchor``, a candidate, a candidate's field
+    and an item of ``conflictsWith``."""
+    assert problems_of(make()) == [problem]
+
+
+def plain_json(value: object) -> bool:
+    """Whether ``value`` holds only exact JSON types, keys included."""
+    return exact_types(value)
+
+
+ONE_SUBCLASS_VALUE = [
+    pytest.param(lambda r: r.update(budgetUnits=Units.EIGHT), id="budget-int-enum"),
+    pytest.param(
+        lambda r: r["candidates"][0].update(sizeUnits=Size(r["candidates"][0]["sizeUnits"])),
+        id="size-int-subclass",
+    ),
+    pytest.param(lambda r: r["candidates"][0].update(id=Text("failure-output")), id="id-str-subclass"),
+    pytest.param(lambda r: r["candidates"][0].update(kind=Kind.DIRECT), id="kind-str-enum"),
+    pytest.param(lambda r: r["taskAnchor"].update(goal=Text(r["taskAnchor"]["goal"])), id="anchor-value"),
+    pytest.param(
+        lambda r: r.update(taskAnchor=collections.OrderedDict(r["taskAnchor"])), id="anchor-ordered-dict"
+    ),
+    pytest.param(
+        lambda r: r["candidates"].__setitem__(0, collections.OrderedDict(r["candidates"][0])),
+        id="candidate-ordered-dict",
+    ),
+    pytest.param(lambda r: r.update(candidates=Items(r["candidates"])), id="candidates-list-subclass"),
+]
+
+
+@pytest.mark.parametrize("change", ONE_SUBCLASS_VALUE)
+def test_one_subclass_value_alone_still_gives_a_plain_result(change):
+    """Mutants: the plainness test of the budget (an ``IntEnum`` budget kept, and handed back in
+    the packet), of a candidate that is not exactly a ``dict``, and the like for each place."""
+    request: Any = demo_request()
+    change(request)
+    result = build_context_packet(request)
+    assert plain_json(result)
+    assert result == build_context_packet(demo_request())
+
+
+class Watched(dict[str, object]):
+    """A caller's ``dict`` subclass that records which of its own methods run."""
+
+    ran: ClassVar[list[str]] = []
+
+    def get(self, key: str, default: object = None) -> object:
+        Watched.ran.append("get")
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> object:
+        Watched.ran.append("__getitem__")
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        Watched.ran.append("__contains__")
+        return super().__contains__(key)
+
+    def __iter__(self) -> Any:
+        Watched.ran.append("__iter__")
+        return super().__iter__()
+
+    def keys(self) -> Any:
+        Watched.ran.append("keys")
+        return super().keys()
+
+    def items(self) -> Any:
+        Watched.ran.append("items")
+        return super().items()
+
+
+@pytest.mark.parametrize("place", ["candidate", "taskAnchor"])
+def test_a_dict_subclass_is_read_from_its_data_without_running_its_methods(place):
+    """Mutant: ``_is_plain_candidate`` calling a candidate that is not exactly a ``dict``
+    plain (the walk then read it with the caller's ``get`` and ``__contains__``)."""
+    request: Any = demo_request()
+    if place == "candidate":
+        request["candidates"][0] = Watched(request["candidates"][0])
+    else:
+        request["taskAnchor"] = Watched(request["taskAnchor"])
+    Watched.ran = []
+    result = build_context_packet(request)
+    assert Watched.ran == []
+    assert result == build_context_packet(demo_request())
+
+
+@pytest.mark.parametrize("place", ["candidate", "taskAnchor"])
+def test_keys_that_all_hash_as_their_own_are_read_as_their_strings(place):
+    """Every key of the object a ``str`` subclass that hashes as its own (none of them found by
+    a lookup of the plain key): the copy reads each as its string. Mutant: ``_is_plain_candidate``
+    taking a ``str`` key, not one of another type, as the sign of an object that is not plain."""
+    request: Any = demo_request()
+    if place == "candidate":
+        request["candidates"][0] = {OwnHash(key): value for key, value in request["candidates"][0].items()}
+    else:
+        request["taskAnchor"] = {OwnHash(key): value for key, value in request["taskAnchor"].items()}
+    assert build_context_packet(request) == build_context_packet(demo_request())
+
+
+@pytest.mark.parametrize("value", [[Counted()], {"a": Counted()}], ids=["list", "dict"])
+def test_a_list_or_dict_kept_by_the_copy_is_shown_only_if_a_problem_shows_it(value):
+    """The copy keeps a ``list`` or ``dict`` below the levels it converts as it is: a caller's
+    object inside is shown, its ``__repr__`` run, only when a problem shows the value (an
+    unknown key's value is never shown). Mutants: ``_plain`` replacing an exact ``list`` or
+    ``dict`` with a placeholder that shows it at once."""
+    request = {**demo_request(), "budgetUnits": Units.EIGHT, "notes": value}  # the IntEnum: a copy
+    Counted.calls = 0
+    [problem] = problems_of(request)
+    assert problem.startswith("$.notes: unknown key")
+    assert Counted.calls == 0
+
+
+@pytest.mark.parametrize("place", ["taskAnchor", "taskAnchor-dict", "conflictsWith"])
+def test_a_huge_shared_value_is_checked_only_as_deep_as_the_walk_compares(place):
+    """A list holding one list of 10^6 numbers 1,000 times (10^9 items, by reference), or a dict
+    holding one dict of 10^5 keys 10^4 times, as a value of ``taskAnchor`` or an item of
+    ``conflictsWith``: the plainness test looks no deeper than the walk compares, and the value is
+    refused at once. Mutants: ``_is_plain`` passing a level that never reaches 0 to the items of
+    a ``list`` or ``dict`` (every item read: it never ends)."""
+    huge: object = [list(range(10**6))] * 1000
+    shown, kind = "[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 1...", "array"
+    path, what = "$.taskAnchor.goal", "must be a non-blank string"
+    if place == "taskAnchor-dict":
+        inner = {str(n): n for n in range(10**5)}
+        huge = {str(n): inner for n in range(10**4)}
+        kind = "object"
+        shown = '{"0": {"0": 0, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6...'
+    if place == "conflictsWith":
+        request: Any = request_with(candidate("a"), summary("s", [huge]))
+        path, what = "$.candidates[1].conflictsWith[0]", "must be a non-blank candidate id"
+    else:
+        request = with_anchor(goal=huge)
+    assert problems_of(request) == [f"{path}: {what}, got {shown} ({kind})"]
