@@ -1909,6 +1909,61 @@ def test_a_lone_str_subclass_key_is_read_as_its_string():
     assert build_context_packet(request) == build_context_packet(demo_request())
 
 
+class AnyCase(str):
+    """A ``str`` subclass that equals, and hashes as, every string of the same letters in any
+    case: ``AnyCase("ID") == "id"``, though its text is ``ID``."""
+
+    def __hash__(self) -> int:
+        return hash(self.lower())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and self.lower() == other.lower()
+
+
+class ClaimsToBe:
+    """An object that is not a string and claims to be one: it hashes and compares as ``text``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        return other == self.text
+
+    def __repr__(self) -> str:
+        return "ClaimsToBe()"
+
+
+@pytest.mark.parametrize("valid", [True, False], ids=["otherwise-valid", "with-another-problem"])
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        (AnyCase("ID"), "$.candidates[0].ID: unknown key; did you mean 'id'?"),
+        (ClaimsToBe("id"), "$.candidates[0]: key ClaimsToBe() is not a string; JSON object keys are strings"),
+    ],
+    ids=["str-subclass", "not-a-string"],
+)
+def test_a_candidate_key_is_read_by_its_text_not_by_what_it_claims(key, problem, valid):
+    """A candidate's key that equals and hashes as ``id`` without being the string ``id`` is
+    refused, as it is at the top of the request and in ``taskAnchor``, whether or not the
+    candidate has another problem. The fast path of a clean candidate tested only that its keys
+    were among the contract's, by their own ``__eq__`` and ``__hash__``: a candidate otherwise
+    valid was accepted with the key read as ``id``, and refused with it once it had a second
+    problem."""
+    request: Any = demo_request()
+    first = request["candidates"][0]
+    first[key] = first.pop("id")
+    expected = [problem, "$.candidates[0].id: required key is missing"]
+    if not valid:
+        first["sizeUnits"] = -1
+        expected.append("$.candidates[0].sizeUnits: must be an integer >= 0, got -1 (integer)")
+    with pytest.raises(InvalidRequestError) as raised:
+        build_context_packet(request)
+    assert list(raised.value.problems) == expected
+
+
 # ---------------------------------------------------------------------------
 # A value that is not plain, at each container level the plain copy reaches
 # ---------------------------------------------------------------------------

@@ -316,6 +316,12 @@ def _is_clean_candidate(candidate: object) -> bool:
     """
     if type(candidate) is not dict or not candidate.keys() <= _CANDIDATE_KEY_SET:
         return False
+    # A key is read by its string, never by what its ``__eq__`` and ``__hash__`` say: a key of
+    # another type (a ``str`` subclass that equals "id" whatever its text, an object that claims
+    # to be "id") passes the test above, and takes the detailed walk, which names it.
+    for key in candidate:
+        if type(key) is not str:
+            return False
     get = candidate.get
     cid = get("id")
     kind = get("kind")
