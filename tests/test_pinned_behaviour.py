@@ -1246,6 +1246,26 @@ def test_a_repr_is_shown_without_memory_addresses(make, shown):
     assert shown_budget(make()) == shown
 
 
+@pytest.mark.parametrize(
+    ("make", "shown"),
+    [
+        pytest.param(lambda: (1, "<y at 0xff>"), '(1, "<y at 0xff>") (Python tuple)', id="tuple"),
+        pytest.param(
+            lambda: collections.OrderedDict(a="<x at 0x10>"),
+            'OrderedDict({"a": "<x at 0x10>"}) (Python OrderedDict)',
+            id="ordered-dict",
+        ),
+        pytest.param(lambda: (object(),), "(<object object>,) (Python tuple)", id="a-repr-inside"),
+    ],
+)
+def test_a_string_inside_a_value_shown_from_its_data_keeps_its_text(make, shown):
+    """A value that is not plain is shown once, into the plain copy's placeholder, with the
+    addresses of the reprs inside it left out; the copy's walk then shows the placeholder. It
+    took addresses out of that text a second time, so a caller's string that only looks like a
+    repr lost its end: ``(1, "<y at 0xff>")`` was shown as ``(1, "<y>")``."""
+    assert shown_budget(make()) == shown
+
+
 class Said:
     """An object whose repr is the text it is given."""
 

@@ -375,6 +375,11 @@ def _render_python(value: object, kind: type, budget: int, depth: int) -> str:
     Anything else is shown by its ``__repr__``, which is all that can show it: it runs once, and
     what it returns is cut (a repr that is itself huge costs what it costs to make).
     """
+    if kind is _Foreign:
+        # A plain copy's placeholder holds the value as it was shown once: cut, printable, its
+        # addresses out. Taking addresses out again would change a caller's string inside it
+        # (a tuple holding "<x at 0x10>" was shown holding "<x>").
+        return value.text  # type: ignore[attr-defined,no-any-return]
     if kind is MappingProxyType:
         # A mappingproxy's methods call the mapping's own, which may be a caller's: the mapping
         # is read as the garbage collector sees it, its one referent.
