@@ -314,13 +314,13 @@ def _is_clean_candidate(candidate: object) -> bool:
     the detailed walk of `_check_candidate`, which words the problems. This is only a
     shortcut: on every candidate it accepts, the detailed walk finds nothing either.
     """
-    if type(candidate) is not dict or not candidate.keys() <= _CANDIDATE_KEY_SET:
+    if type(candidate) is not dict:
         return False
-    # A key is read by its string, never by what its ``__eq__`` and ``__hash__`` say: a key of
+    # A key is read by its text, never by what its ``__eq__`` and ``__hash__`` say: a key of
     # another type (a ``str`` subclass that equals "id" whatever its text, an object that claims
-    # to be "id") passes the test above, and takes the detailed walk, which names it.
+    # to be "id") would be found in the set of keys, and takes the detailed walk, which names it.
     for key in candidate:
-        if type(key) is not str:
+        if type(key) is not str or key not in _CANDIDATE_KEY_SET:
             return False
     get = candidate.get
     cid = get("id")
