@@ -1266,6 +1266,32 @@ def test_a_string_inside_a_value_shown_from_its_data_keeps_its_text(make, shown)
     assert shown_budget(make()) == shown
 
 
+@pytest.mark.parametrize(
+    ("make", "shown"),
+    [
+        pytest.param(lambda: [Ratio(1.5)], "[Ratio(1.5)] (array)", id="float-subclass"),
+        pytest.param(
+            lambda: {"k": Ratio(-0.25)}, '{"k": Ratio(-0.25)} (object)', id="float-subclass-in-a-dict"
+        ),
+        pytest.param(lambda: [Size(1000)], "[Size(1000)] (array)", id="int-subclass"),
+        pytest.param(
+            lambda: [Size(2**80)], "[Size(1208925819614629174706176)] (array)", id="int-subclass-80-bits"
+        ),
+        pytest.param(
+            lambda: array.array("u", "hello"), "array('u', \"hello\") (Python array)", id="characters"
+        ),
+    ],
+)
+def test_a_number_subclass_inside_a_kept_container_is_shown_by_its_value(make, shown):
+    """The copy keeps a ``list`` or ``dict`` below the levels it converts, so a ``float`` or
+    ``int`` subclass inside one is shown from its data, with its class's name; an array of
+    characters shows its text from the first character. Mutants of ``_render_python``: the
+    float's text ``None`` or ``null``, its budget ``None``, the number's place taken by the
+    budget or the depth, the int's budget taken by the depth (a 10-bit number became too large
+    to show), the array's text read from its second character."""
+    assert shown_budget(make()) == shown
+
+
 class Said:
     """An object whose repr is the text it is given."""
 
