@@ -208,8 +208,9 @@ def visits(
     one core's time for the audit alone): one browser keeps one core busy. The second takes
     the other core while it is free, as it is when this file runs last (it took 73 to 95 s
     there on one browser, the longest unit of the run); beside other work it costs the start of
-    a Playwright driver and a browser (0.6 s of CPU, measured on the two-core machine). Each page is still visited once, in a context of its own
-    browser, and each browser visits pages of both editions in the same order as before.
+    a Playwright driver and a browser (0.6 s of CPU, measured on the two-core machine). Each page
+    is still visited once, in a context of its own browser, and each browser visits pages of both
+    editions in the same order as before.
     """
     with ThreadPoolExecutor(max_workers=1) as thread:
         elsewhere = thread.submit(
