@@ -948,6 +948,73 @@ def test_runtime_that_does_not_load_in_time_gives_a_clear_message_then_retry_wor
     assert log.foreign == []
 
 
+SILENCE_MARK = "never-answered"
+SILENT_WORKER = f"""self.addEventListener("message", (event) => {{
+  if (event.data.type === "run" && event.data.text.includes({SILENCE_MARK!r})) {{
+    event.stopImmediatePropagation();  // a run that never ends
+  }}
+}});
+"""
+"""Put before worker.mjs: a run whose request holds :data:`SILENCE_MARK` is never answered."""
+
+ANSWER_WHILE_BUSY = """async index => {
+  document.querySelectorAll('[data-playground-run]')[index].click();
+  await new Promise(resolve => setTimeout(resolve, 0));  // the request is sent by now
+  const end = performance.now() + 1600;
+  while (performance.now() < end) {}  // the page reads nothing meanwhile
+}"""
+"""Run example ``index``, then keep the page busy for 1.6 s: the worker answers while the page
+cannot read its answer, and a run's time limit of 1 s ends before the page reads it."""
+
+
+def test_a_run_over_its_time_limit_is_stopped_and_an_answer_read_after_it_is_not_drawn(reader_page, site_url):
+    """A run has a time limit of its own (30 s, or ``window.harnessbookPlayground.runTimeoutMs``),
+    counted from the moment its request is sent to the started runtime. A run the worker has not
+    answered by then ends that worker, says so, and the next run starts a fresh one. An answer the
+    page reads after the limit is not drawn either, and its worker, which has answered, serves the
+    next run."""
+    page, log = reader_page()
+    workers: list[str] = []
+
+    def silent(route):
+        workers.append(route.request.url)
+        response = route.fetch()
+        route.fulfill(response=response, body=SILENT_WORKER + response.text())
+
+    page.route("**/worker.mjs*", silent)
+    goto(page, site_url + page_url(example_page()))
+    first = open_and_run(page, 0)
+    assert first["kind"] == "result", first["status"]
+    text = first["editor"]
+
+    page.evaluate("() => { window.harnessbookPlayground = {runTimeoutMs: 300}; }")
+    stopped = run_edited(page, 0, text.replace("{", f'{{"note": "{SILENCE_MARK}", ', 1))
+    assert stopped["statusKind"] == "failed" and stopped["reason"] == "run-timeout", stopped
+    assert stopped["status"] == "这次运行在 0.3 秒内没有结束，已经停止。", stopped
+    assert stopped["kind"] is None and stopped["elements"] == [], stopped  # nothing drawn
+    assert len(workers) == 1
+
+    page.evaluate("() => { window.harnessbookPlayground.runTimeoutMs = 30000; }")
+    fresh = run_edited(page, 0, text)
+    assert fresh["kind"] == "result" and fresh["text"] == first["text"], fresh["status"]
+    assert len(workers) == 2, "the worker ended by the time limit was used again"
+
+    # The worker answers within the limit, but the page reads the answer only after it.
+    page.evaluate("() => { window.harnessbookPlayground.runTimeoutMs = 1000; }")
+    before = runs(page, 0)
+    page.evaluate(ANSWER_WHILE_BUSY, 0)
+    late = wait_done(page, 0, after=before)
+    assert late["statusKind"] == "failed" and late["reason"] == "run-timeout", late
+    assert late["status"] == "这次运行在 1 秒内没有结束，已经停止。", late
+    assert late["kind"] is None and late["elements"] == [], late
+
+    page.evaluate("() => { window.harnessbookPlayground.runTimeoutMs = 30000; }")
+    kept = run_edited(page, 0, text)
+    assert kept["kind"] == "result" and kept["text"] == first["text"], kept["status"]
+    assert len(workers) == 2, "a worker that had answered was ended"
+    assert log.problems() == []
+
+
 # --------------------------------------------------------------------------- keyboard, labels, axe
 
 

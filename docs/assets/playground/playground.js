@@ -31,7 +31,10 @@
   // either (a minute needed 1 Mbit/s for the 7 MB, and a retry starts the download over). A
   // failed fetch is reported at once; this only ends a stalled load.
   var DEFAULT_TIMEOUT_MS = 300000;
-  var RUN_TIMEOUT_MS = 30000;
+  // How long one run may take, from the moment its request is sent to the started runtime until
+  // its answer is to be drawn: a run the worker has not answered by then ends the worker (the
+  // next run starts a fresh one), and an answer the page reads later than that is not drawn.
+  var DEFAULT_RUN_TIMEOUT_MS = 30000;
   var MAX_PROBLEM_ITEMS = 101; // the builder's bound: 100 problems and one "… and K more" line
   var HEAD_LINES = 4; // result lines drawn one by one (state and phase are among them)
 
@@ -185,9 +188,24 @@
     return element("a", { href: href }, T.hostingPage + " › " + T.hostingSections[section]);
   }
 
+  // Both limits can be set before or after the script loads, as window.harnessbookPlayground =
+  // {timeoutMs, runTimeoutMs}, in milliseconds (the browser tests set them); each is read when
+  // it starts counting.
+  function configuredLimit(name, fallback) {
+    var configured = window.harnessbookPlayground && window.harnessbookPlayground[name];
+    return typeof configured === "number" && configured > 0 ? configured : fallback;
+  }
+
   function timeLimit() {
-    var configured = window.harnessbookPlayground && window.harnessbookPlayground.timeoutMs;
-    return typeof configured === "number" && configured > 0 ? configured : DEFAULT_TIMEOUT_MS;
+    return configuredLimit("timeoutMs", DEFAULT_TIMEOUT_MS);
+  }
+
+  function runTimeLimit() {
+    return configuredLimit("runTimeoutMs", DEFAULT_RUN_TIMEOUT_MS);
+  }
+
+  function runTimeoutError(limit) {
+    return new LoadError("run-timeout", format(T.runTimeout, { seconds: limit / 1000 }));
   }
 
   // ------------------------------------------------------------------ the runtime (one per page)
@@ -302,7 +320,7 @@
             // The worker has answered and is idle: the run's limit now only decides whether
             // its result is drawn (see go()), and never ends the worker another run may use.
             clearTimeout(entry.timer);
-            entry.resolve({ outcome: message.outcome, deadline: entry.deadline });
+            entry.resolve({ outcome: message.outcome, deadline: entry.deadline, limit: entry.limit });
             if (message.outcome.restart) {
               // The worker ran out of stack or memory, or Pyodide itself failed: it is ended
               // now, before another example's run is sent to it (that run starts a fresh one).
@@ -361,10 +379,11 @@
         onProgress("run"); // the runtime is up: the status says the request runs now
         return new Promise(function (resolve, reject) {
           var id = state.nextId++;
+          var limit = runTimeLimit();
           var timer = setTimeout(function () {
-            state.fail(new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 })));
-          }, RUN_TIMEOUT_MS);
-          state.pending.set(id, { resolve: resolve, reject: reject, timer: timer, deadline: Date.now() + RUN_TIMEOUT_MS });
+            state.fail(runTimeoutError(limit));
+          }, limit);
+          state.pending.set(id, { resolve: resolve, reject: reject, timer: timer, deadline: Date.now() + limit, limit: limit });
           state.worker.postMessage({ type: "run", id: id, text: text, lang: edition() });
         });
       });
@@ -524,7 +543,7 @@
           if (Date.now() > answer.deadline) {
             // The limit covers drawing too: a result that arrives too late is not drawn. The
             // worker has answered, so it is left to the runs that follow.
-            throw new LoadError("run-timeout", format(T.runTimeout, { seconds: RUN_TIMEOUT_MS / 1000 }));
+            throw runTimeoutError(answer.limit);
           }
           return show(output, status, answer.outcome, answer.info);
         }).catch(function (error) {
