@@ -711,6 +711,25 @@ def test_the_tables_the_package_reads_are_read_only():
     assert TIERS == {"constraint": 1, "direct-evidence": 1, "history-summary": 2, "reference": 3}
 
 
+def test_the_read_only_tables_are_refused_by_json_deepcopy_and_pickle():
+    """What their docstrings on the API page warn a caller of: ``json.dumps``, ``copy.deepcopy``
+    and ``pickle`` refuse a read-only mapping, and ``dict(...)`` makes a copy that they take."""
+    import copy
+    import pickle
+
+    from harnessbook.context_packet import TIERS
+    from harnessbook.figure import LIGHT_COLOURS
+    from harnessbook.schemas import SCHEMA_FILES
+
+    for table in (TIERS, EXIT_CODES, SCHEMA_FILES, LIGHT_COLOURS):
+        for refuses in (json.dumps, copy.deepcopy, pickle.dumps):
+            with pytest.raises(TypeError):
+                refuses(table)
+        plain = dict(table)
+        assert type(plain) is dict and plain == table
+        assert json.loads(json.dumps(plain)) == plain == copy.deepcopy(plain)
+
+
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
