@@ -551,6 +551,17 @@ def test_load_schema_refuses_anything_but_a_schema_name_with_a_value_error(name)
         load_schema(name)
 
 
+@pytest.mark.parametrize("name", ["request", "result", "error"])
+def test_load_schema_gives_a_fresh_dict_that_a_caller_may_change(name):
+    """Its docstring: a fresh dict, read afresh, so changing it changes nothing else."""
+    first = load_schema(name)
+    title = first["title"]
+    first["title"] = "changed"
+    first["$defs"].clear()
+    again = load_schema(name)
+    assert again is not first and again["title"] == title and again["$defs"]
+
+
 def test_a_number_too_small_to_read_is_refused_as_written():
     """1e-400 would read as 0.0, a value the reader never wrote (as 1e400 would read as inf)."""
     code, out, err = run(["build", "-"], stdin=b'{"budgetUnits": 1e-400}')
