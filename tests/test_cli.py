@@ -551,6 +551,17 @@ def test_load_schema_refuses_anything_but_a_schema_name_with_a_value_error(name)
         load_schema(name)
 
 
+@pytest.mark.parametrize("name", ["request", "result", "error"])
+def test_load_schema_gives_a_fresh_dict_that_a_caller_may_change(name):
+    """Its docstring: a fresh dict, read afresh, so changing it changes nothing else."""
+    first = load_schema(name)
+    title = first["title"]
+    first["title"] = "changed"
+    first["$defs"].clear()
+    again = load_schema(name)
+    assert again is not first and again["title"] == title and again["$defs"]
+
+
 def test_a_number_too_small_to_read_is_refused_as_written():
     """1e-400 would read as 0.0, a value the reader never wrote (as 1e400 would read as inf)."""
     code, out, err = run(["build", "-"], stdin=b'{"budgetUnits": 1e-400}')
@@ -709,6 +720,25 @@ def test_the_tables_the_package_reads_are_read_only():
         with pytest.raises(TypeError):
             table["constraint"] = 5  # type: ignore[index]
     assert TIERS == {"constraint": 1, "direct-evidence": 1, "history-summary": 2, "reference": 3}
+
+
+def test_the_read_only_tables_are_refused_by_json_deepcopy_and_pickle():
+    """What their docstrings on the API page warn a caller of: ``json.dumps``, ``copy.deepcopy``
+    and ``pickle`` refuse a read-only mapping, and ``dict(...)`` makes a copy that they take."""
+    import copy
+    import pickle
+
+    from harnessbook.context_packet import TIERS
+    from harnessbook.figure import LIGHT_COLOURS
+    from harnessbook.schemas import SCHEMA_FILES
+
+    for table in (TIERS, EXIT_CODES, SCHEMA_FILES, LIGHT_COLOURS):
+        for refuses in (json.dumps, copy.deepcopy, pickle.dumps):
+            with pytest.raises(TypeError):
+                refuses(table)
+        plain = dict(table)
+        assert type(plain) is dict and plain == table
+        assert json.loads(json.dumps(plain)) == plain == copy.deepcopy(plain)
 
 
 @pytest.mark.parametrize(

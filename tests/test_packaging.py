@@ -18,6 +18,7 @@ import pytest
 
 import harnessbook
 from harnessbook.cli import main
+from harnessbook.schemas import SCHEMA_FILES, load_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -95,6 +96,28 @@ def test_wheel_carries_py_typed_and_the_licence(tmp_path):
         names = set(archive.namelist())
         metadata = archive.read(f"harnessbook-{harnessbook.__version__}.dist-info/METADATA").decode()
     assert "harnessbook/py.typed" in names
+    # The schemas ship inside the package and load_schema reads them from a wheel too (its
+    # docstring says so): imported from the wheel itself, a zip, with nothing else on the path.
+    assert {f"harnessbook/schemas/{name}" for name in SCHEMA_FILES.values()} <= names
+    from_wheel = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]); import harnessbook;"
+            " print(harnessbook.__file__.startswith(sys.argv[1]),"
+            " *(harnessbook.load_schema(name)['title'] for name in ('request', 'result', 'error')), sep='|')",
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert from_wheel.stdout.strip().split("|") == [
+        "True",
+        *(load_schema(name)["title"] for name in SCHEMA_FILES),
+    ]
     assert f"harnessbook-{harnessbook.__version__}.dist-info/licenses/LICENSE" in names
     assert "License-Expression: MIT" in metadata
     assert "Classifier: Typing :: Typed" in metadata

@@ -711,6 +711,24 @@ def test_the_look_alike_hint_normalizes_at_most_2_20_characters_of_ids(monkeypat
     assert sum(normalized) <= 2**20 + 2 * 256, sum(normalized)  # the ids, and the two targets
 
 
+@pytest.mark.parametrize(("before", "hinted"), [(2**20 - 100, True), (2**20 - 99, False)])
+def test_the_look_alike_id_must_end_within_the_budget(before: int, hinted: bool):
+    """The id field page, in both editions: a candidate's id gets the look-alike hint when it
+    *ends* within the first 2^20 characters of the ids that are not ASCII. One that starts before
+    that mark and ends past it is left out of the table, as every id after it is."""
+    fillers = [f"{n:05d}" + "\u00fc" * 251 for n in range(before // 256)]  # 256 characters each
+    rest = before - 256 * len(fillers)
+    fillers.append("99999" + "\u00fc" * (rest - 5))
+    twin = "cafe\u0301" + "x" * 95  # 100 characters, not in NFC form
+    request = look_alike_request([*fillers, twin], ["caf\u00e9" + "x" * 95])
+    assert sum(len(cid) for cid in fillers) == before
+    [problem] = problems_of_validation(request)
+    if hinted:
+        assert problem.endswith(f"($.candidates[{2 + len(fillers)}].id" + LOOK_ALIKE + ")"), problem
+    else:
+        assert problem.endswith("which is not a candidate id of this request"), problem
+
+
 def test_the_look_alike_hint_counts_ids_in_nfc_form_against_its_budget(monkeypatch):
     """``unicodedata.is_normalized`` normalizes in full when its quick check cannot tell (a
     combining mark after a digit), and it ran on every id in NFC form uncounted: 60,000 such

@@ -847,7 +847,8 @@ def main(
     Without ``stdout``, ``main`` is the command itself and acts on the process: it sets
     ``sys.stdout`` (and, without ``stderr``, ``sys.stderr``) to UTF-8; when standard output
     fails, it points file descriptor 1 at ``/dev/null`` (so nothing fails again at exit; only
-    when ``sys.stdout`` is the interpreter's own, ``sys.__stdout__``) and returns its code; when Ctrl-C stops it, it does the same and then ends the process by SIGINT,
+    when ``sys.stdout`` writes to descriptor 1: the interpreter's own, ``sys.__stdout__``, or a
+    wrapper of it) and returns its code; when Ctrl-C stops it, it does the same and then ends the process by SIGINT,
     as Python does on a Ctrl-C nobody caught (a shell reports 130; where there are no POSIX
     signals it returns 130).
     A program that calls it in-process passes the streams it reads (``stdin``, ``stdout``,
