@@ -632,6 +632,13 @@ def _changed(**changes: Any) -> Any:
         pytest.param(lambda: render_problems(cast(Any, None)), id="problems-none"),
         pytest.param(lambda: render_problems(["x"], "en", cast(Any, float("inf"))), id="problems-total-inf"),
         pytest.param(lambda: render_problems(["x"], "en", -1), id="problems-total-negative"),
+        pytest.param(
+            lambda: render_problems(["$.a: x", "$.b: y"], "en", 1), id="problems-total-below-the-list"
+        ),
+        pytest.param(
+            lambda: render_problems(["$.a: x", "… and 5 more problems"], "en", 5),
+            id="problems-total-below-the-more",
+        ),
         pytest.param(lambda: render_problems(cast(Any, [_deep()])), id="problems-nested"),
         pytest.param(lambda: render_problems("$.budgetUnits: bad", "en"), id="problems-one-string"),
         pytest.param(lambda: render_problems(cast(Any, ["$: a", 1])), id="problems-not-strings"),

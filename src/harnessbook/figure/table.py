@@ -135,7 +135,8 @@ def render_problems(problems: Sequence[str], lang: Lang = "zh", total: int | Non
 
     Raises:
         ValueError: If ``lang`` is unknown, ``problems`` is not a list of problems, or ``total``
-            is not a whole number of at least 0.
+            is not a whole number of at least the problems given (those listed and the K of the
+            last line).
 
     Examples:
         >>> from harnessbook.figure import render_problems
@@ -167,7 +168,10 @@ def render_problems(problems: Sequence[str], lang: Lang = "zh", total: int | Non
     more = _MORE.fullmatch(shown[-1]) if shown else None
     if more:
         shown.pop()
-    count = total if total is not None else len(shown) + (int(more[1]) if more else 0)
+    given = len(shown) + (int(more[1]) if more else 0)
+    if total is not None and total < given:
+        raise ValueError(f"render_problems: total must be at least the {given} problems given, got {total}")
+    count = total if total is not None else given
     intro = words["problems_intro_one"] if count == 1 else words["problems_intro"].format(n=count)
     out = ['<div class="hb-problems">', f"<p>{_esc(intro)}</p>", "<ol>"]
     for problem in shown:
