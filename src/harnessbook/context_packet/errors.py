@@ -15,7 +15,10 @@ bounded by the width). A value of a built-in data type that is not JSON (``bytes
 from its data, its items as JSON, the way Python writes the built-in type, with the subclass's
 name: ``b'\\x00'``, ``("a", 1)``, ``Items([1, 2])``, ``OrderedDict({"a": 1})``, ``Color(1)``;
 its ``__repr__`` never runs, and one that breaks while shown (changed by the ``__repr__`` of an
-item) is shown as ``<Python OrderedDict that cannot be shown>``. Any other value, of a class of
+item) is shown as ``<Python OrderedDict that cannot be shown>``. A field's own value of a
+subclass of a JSON type is read as the plain value it holds, and shown as one (an ``IntEnum``
+budget of 0: ``got 0 (integer)``); inside another value it keeps its name (``got [Color(1)]
+(array)``). Any other value, of a class of
 the caller's as of a subclass of another built-in type (an ``Exception``), is shown by its
 ``__repr__``, cut: it runs once, and a repr that is itself huge costs what it costs to make (a
 ``range``, a ``memoryview`` or an ``object()`` have short ones). Memory addresses are left out
