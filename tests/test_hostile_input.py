@@ -776,6 +776,49 @@ def test_an_object_that_claims_a_class_it_does_not_have_is_refused(
     assert any(problem.startswith(expected) for problem in problems), problems
 
 
+class Grows:
+    """A value whose ``__repr__`` adds another such value to the dict or list that holds it
+    (none when it is given no holder), up to 1,000 items: a copy that read the items added would
+    not end without that bound."""
+
+    def __init__(self, holder: dict[str, Any] | list[Any] | None) -> None:
+        self.holder = holder
+
+    def __repr__(self) -> str:
+        if isinstance(self.holder, dict) and len(self.holder) < 1000:
+            self.holder[f"added{len(self.holder)}"] = Grows(self.holder)
+        elif isinstance(self.holder, list) and len(self.holder) < 1000:
+            self.holder.append(Grows(self.holder))
+        return "grows"
+
+
+@pytest.mark.parametrize("where", ["request", "anchor", "candidate", "candidates", "conflicts"])
+def test_a_value_whose_repr_changes_its_container_is_copied_as_it_was(where: str) -> None:
+    """The plain copy runs the ``__repr__`` of a value that is not JSON while it reads the dict or
+    list holding it: the container is read before, so a repr that changes it neither breaks the
+    copy (a RuntimeError: dictionary changed size during iteration) nor makes it endless."""
+
+    def request_with(make: Any) -> Any:
+        request: Any = demo_request()
+        candidate = request["candidates"][0]
+        if where == "request":
+            request["budgetUnits"] = make(request)
+        elif where == "anchor":
+            request["taskAnchor"]["goal"] = make(request["taskAnchor"])
+        elif where == "candidate":
+            candidate["content"] = make(candidate)
+        elif where == "candidates":
+            request["candidates"].append(make(request["candidates"]))
+        else:
+            candidate["kind"] = "history-summary"
+            candidate["conflictsWith"] = []
+            candidate["conflictsWith"].append(make(candidate["conflictsWith"]))
+        return request
+
+    expected = problems_of(request_with(lambda holder: Grows(None))).problems
+    assert problems_of(request_with(Grows)).problems == expected
+
+
 @pytest.mark.parametrize("path", [("budgetUnits",), ("candidates", 0, "sizeUnits")])
 def test_integers_above_2_53_minus_1_are_refused_by_builder_and_schema(path: tuple[str | int, ...]) -> None:
     def at(value: int) -> Any:
