@@ -551,6 +551,23 @@ def test_load_schema_refuses_anything_but_a_schema_name_with_a_value_error(name)
         load_schema(name)
 
 
+class _BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("__repr__")
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [(_BadRepr(), "<Python _BadRepr that cannot be shown>"), ("x" * 10**6, "'" + "x" * 56 + "...")],
+)
+def test_load_schema_shows_a_wrong_name_short_and_never_raises_anything_else(name, shown):
+    # The name is a caller's value: shown as the builder shows one, cut, and never by a repr
+    # that raises in place of the ValueError.
+    with pytest.raises(ValueError, match=r"^unknown schema ") as caught:
+        load_schema(name)
+    assert str(caught.value) == f"unknown schema {shown}; expected one of: error, request, result"
+
+
 def test_a_number_too_small_to_read_is_refused_as_written():
     """1e-400 would read as 0.0, a value the reader never wrote (as 1e400 would read as inf)."""
     code, out, err = run(["build", "-"], stdin=b'{"budgetUnits": 1e-400}')
