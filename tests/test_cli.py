@@ -321,6 +321,26 @@ def test_bad_json_exits_1(tmp_path, data):
 
 
 @pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (b'{"a": 1,}', "object (line 1, column 8)"),
+        (b'{"a": 1 ,\n\t}', "object (line 1, column 9)"),
+        (b"[1, ]", "array (line 1, column 3)"),
+        (b'{"a": [[1,], 2]}', "array (line 1, column 10)"),
+    ],
+)
+def test_a_trailing_comma_is_named_alike_on_every_python_version(data, said):
+    """Python 3.13's json names a trailing comma, on the comma; 3.11 and 3.12 said a name or a
+    value was expected, on the bracket after it. The command says it as 3.13 does everywhere:
+    the same input gets the same words on every supported version, the playground's too."""
+    assert run(["build", "-"], data) == (
+        1,
+        "",
+        f"harnessbook: standard input is not JSON: Illegal trailing comma before end of {said}\n",
+    )
+
+
+@pytest.mark.parametrize(
     "data",
     [
         pytest.param(b'{"goal": "\xff"}', id="invalid-byte"),
@@ -560,6 +580,23 @@ def test_load_schema_gives_a_fresh_dict_that_a_caller_may_change(name):
     first["$defs"].clear()
     again = load_schema(name)
     assert again is not first and again["title"] == title and again["$defs"]
+
+
+class _BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("__repr__")
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [(_BadRepr(), "<Python _BadRepr that cannot be shown>"), ("x" * 10**6, "'" + "x" * 56 + "...")],
+)
+def test_load_schema_shows_a_wrong_name_short_and_never_raises_anything_else(name, shown):
+    # The name is a caller's value: shown as the builder shows one, cut, and never by a repr
+    # that raises in place of the ValueError.
+    with pytest.raises(ValueError, match=r"^unknown schema ") as caught:
+        load_schema(name)
+    assert str(caught.value) == f"unknown schema {shown}; expected one of: error, request, result"
 
 
 def test_a_number_too_small_to_read_is_refused_as_written():

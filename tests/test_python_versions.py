@@ -122,6 +122,7 @@ def hostile_texts() -> list[str]:
     bidi controls, line separators, wide characters), and every kind of decision."""
     texts = ["", "   ", "\ufeff", "{", "[]", "null", '{"a": NaN}', '{"a": 1e999}', "1" * 5_000]
     texts += ["[" * 10_000 + "]" * 10_000, '{"a":' * 1_000 + "1" + "}" * 1_000, '"\\ud800"']
+    texts += ['{"a": 1,}', "[1, ]", '{"a": [1,\n]}']  # json's words for these changed in 3.13
     for depth in (MAX_DEPTH, MAX_DEPTH + 1, 990, 3_000):  # 3.11 reads about 990 levels, 3.13 more
         texts += [
             "[" * depth + "]" * depth,

@@ -418,6 +418,7 @@ def _parse_text(text: str) -> Any:
             raise _Unreadable(_TOO_DEEP) from None
         if refusals.first is not None:  # a refused value came first in the text: the first problem
             raise refusals.error() from None
+        error = _trailing_comma(error)
         # json's words for a text that starts with U+FEFF advise a programmer which codec to use.
         message = (
             "a byte-order mark (U+FEFF) before the JSON text" if text.startswith("\ufeff") else error.msg
@@ -444,6 +445,27 @@ def _parse_text(text: str) -> Any:
             f"repeats the key {where}: JSON readers disagree on which value counts, so it is refused"
         )
     return request
+
+
+_BEFORE_TRAILING_COMMA: Final = MappingProxyType(
+    {"}": ("Expecting property name enclosed in double quotes", "object"), "]": ("Expecting value", "array")}
+)
+"""What json before Python 3.13 says at the bracket that closes an object or array after a comma,
+and what the bracket closes."""
+
+
+def _trailing_comma(error: json.JSONDecodeError) -> json.JSONDecodeError:
+    """``error``, or for a trailing comma (``[1,]``) the error Python 3.13's json gives, whatever
+    the version: "Illegal trailing comma before end of array", on the comma. Before 3.13 json said
+    a value (or a name) was expected, on the bracket after it; the same text gets the same words
+    and position on every supported version, the playground's (3.14) too."""
+    said = _BEFORE_TRAILING_COMMA.get(error.doc[error.pos : error.pos + 1])
+    if said is None or error.msg != said[0]:
+        return error
+    comma = len(error.doc[: error.pos].rstrip(" \t\n\r")) - 1  # JSON's white space
+    if comma < 0 or error.doc[comma] != ",":
+        return error
+    return json.JSONDecodeError(f"Illegal trailing comma before end of {said[1]}", error.doc, comma)
 
 
 _JSON_STRING = re.compile(r'"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+(?:"|\\?\Z)')

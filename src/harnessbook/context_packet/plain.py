@@ -69,17 +69,19 @@ def _plain(value: object, levels: int) -> object:
         return int.__int__(cast(int, value))
     if issubclass(kind, float):
         return float.__float__(cast(float, value))
+    # A container is read whole before its items are copied: the ``__repr__`` of an item that
+    # becomes a `_Foreign` may change it (a dict would raise for it, a list could grow forever).
     if issubclass(kind, dict):
         if levels > 0:
             copy: dict[object, object] = {}
-            for key, item in dict.items(cast(dict[object, object], value)):
+            for key, item in tuple(dict.items(cast(dict[object, object], value))):
                 copy[_copy_key(copy, key)] = _plain(item, levels - 1)
             return copy
         if kind is dict:
             return value
     if issubclass(kind, list):
         if levels > 0:
-            return [_plain(item, levels - 1) for item in list.__iter__(cast(list[object], value))]
+            return [_plain(item, levels - 1) for item in list.copy(cast(list[object], value))]
         if kind is list:
             return value
     # Shown as a problem shows a value, once: a value of a built-in data type or a subclass of
@@ -94,14 +96,12 @@ def _plain_request(request: object) -> object:
     if not issubclass(type(request), dict):
         return _plain(request, 0)
     copy: dict[object, object] = {}
-    for key, value in dict.items(cast(dict[object, object], request)):
+    for key, value in tuple(dict.items(cast(dict[object, object], request))):  # read whole, as in `_plain`
         name = _copy_key(copy, key)
         if name == "taskAnchor":
             copy[name] = _plain(value, 1)
         elif name == "candidates" and issubclass(type(value), list):
-            copy[name] = [
-                _plain_candidate(candidate) for candidate in list.__iter__(cast(list[object], value))
-            ]
+            copy[name] = [_plain_candidate(candidate) for candidate in list.copy(cast(list[object], value))]
         else:
             copy[name] = _plain(value, 0)
     return copy
@@ -111,7 +111,7 @@ def _plain_candidate(candidate: object) -> object:
     if not issubclass(type(candidate), dict):
         return _plain(candidate, 0)
     copy: dict[object, object] = {}
-    for key, value in dict.items(cast(dict[object, object], candidate)):
+    for key, value in tuple(dict.items(cast(dict[object, object], candidate))):
         name = _copy_key(copy, key)
         copy[name] = _plain(value, 1 if name == "conflictsWith" else 0)
     return copy

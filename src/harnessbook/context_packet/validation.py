@@ -389,12 +389,14 @@ def _check_candidates(candidates: list[Any], problems: _Problems, plain_only: bo
             cid = candidate.get("id")
             if not (isinstance(cid, str) and cid.strip()):
                 continue
-        if cid in first_use:
+        if cid not in first_use:
+            first_use[cid] = index
+        elif problems.full:  # as for a candidate's own problems: counted, not worded
+            problems.count()
+        else:
             problems.append(
                 f"$.candidates[{index}].id: repeats id {_shown(cid)} of $.candidates[{first_use[cid]}]"
             )
-        else:
-            first_use[cid] = index
     if not declares_conflicts:
         return
     # Cross-field: a conflict must name another candidate of this request.
@@ -411,14 +413,18 @@ def _check_candidates(candidates: list[Any], problems: _Problems, plain_only: bo
             if not isinstance(target, str) or not target.strip() or target in named:
                 continue  # a blank or repeated target is reported already, where it is
             named.add(target)
-            at = f"$.candidates[{index}].conflictsWith" + ("" if isinstance(value, str) else f"[{position}]")
             if target == own:
                 # A repeated id is reported already: its candidate names the first one, not itself.
                 if first_use.get(own) == index:
-                    problems.append(f"{at}: a candidate cannot conflict with itself")
+                    problems.append(
+                        f"{_target_path(index, value, position)}: a candidate cannot conflict with itself"
+                    )
             elif target not in first_use:
+                if problems.full:  # as for a candidate's own problems: counted, not worded
+                    problems.count()
+                    continue
                 hint = ""
-                written = None if problems.full else _nfc(target)
+                written = _nfc(target)
                 if written is not None:
                     if look_alikes is None:
                         look_alikes = _look_alikes(first_use)
@@ -440,5 +446,13 @@ def _check_candidates(candidates: list[Any], problems: _Problems, plain_only: bo
                             " ids are compared code point by code point, and a candidate cannot conflict with itself)"
                         )
                 problems.append(
-                    f"{at}: names {_shown(target)}, which is not a candidate id of this request{hint}"
+                    f"{_target_path(index, value, position)}: names {_shown(target)},"
+                    f" which is not a candidate id of this request{hint}"
                 )
+
+
+def _target_path(index: int, value: str | list[Any], position: int) -> str:
+    """The JSON path of a target of ``$.candidates[index].conflictsWith``: the key itself when it
+    holds one id, else the item at ``position``. Written only for a problem."""
+    at = f"$.candidates[{index}].conflictsWith"
+    return at if isinstance(value, str) else f"{at}[{position}]"

@@ -48,7 +48,11 @@ def load_schema(name: Literal["request", "result", "error"]) -> dict[str, Any]:
     except TypeError:  # an unhashable name ([], {}) from a caller that ignores the type
         known = False
     if not known:
-        raise ValueError(f"unknown schema {name!r}; expected one of: {', '.join(sorted(SCHEMA_FILES))}")
+        # Shown as a problem of a request shows a caller's value: cut, on one line, and a repr
+        # that raises is caught (the ValueError is what a caller catches).
+        from harnessbook.context_packet.errors import _repr
+
+        raise ValueError(f"unknown schema {_repr(name)}; expected one of: {', '.join(sorted(SCHEMA_FILES))}")
     # Imported here: importlib.resources (with tempfile, shutil and pathlib) is a third of the
     # package's import time, and only this function needs it.
     from importlib import resources
