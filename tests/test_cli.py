@@ -1341,3 +1341,39 @@ def test_a_binary_stream_that_fails_or_is_closed_gets_the_exit_code_and_stays_op
             assert main(["demo"], stdout=file, stderr=io.StringIO()) == 0
             file.seek(0)
             assert json.loads(file.read()) == build_context_packet(demo_request())
+
+
+def test_main_takes_file_names_as_paths_and_bytes_as_the_interpreter_takes_its_arguments(tmp_path):
+    """``main(["build", Path(...)])`` raised a TypeError from inside argparse. A path or bytes
+    reads as ``sys.argv`` would hold the same name (``os.fsdecode``)."""
+    file = tmp_path / "request.json"
+    file.write_text(json.dumps(demo_request()), encoding="utf-8")
+    for argument in (file, os.fsencode(file), str(file)):
+        out = io.StringIO()
+        assert main(["build", argument], stdout=out, stderr=io.StringIO()) == EXIT_CODES["ready"]
+        assert json.loads(out.getvalue()) == build_context_packet(demo_request())
+    # A name that is not UTF-8 is shown by its bytes, as when the shell gives it.
+    err = io.StringIO()
+    missing = main([b"build", os.fsencode(tmp_path) + b"/\xff.json"], stdout=io.StringIO(), stderr=err)
+    assert missing == EXIT_CODES["unreadable_input"]
+    assert err.getvalue().endswith("/\\xff.json: No such file or directory\n"), err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ("build", "main: argv must be a sequence of arguments, not one str (put it in a list)"),
+        (b"demo", "main: argv must be a sequence of arguments, not one bytes (put it in a list)"),
+        (3, "main: argv must be a sequence of arguments, not int"),
+        (["build", 3], "main: argv[1] is of type int; expected a string, bytes or a path"),
+        (["demo", None], "main: argv[1] is of type NoneType; expected a string, bytes or a path"),
+    ],
+)
+def test_main_refuses_what_is_not_a_sequence_of_arguments_with_a_type_error(argv, message):
+    """A caller's mistake in ``argv`` is a TypeError that says which argument (a string was read as
+    one argument a character, and other items failed inside argparse)."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.raises(TypeError) as caught:
+        main(argv, stdout=out, stderr=err)
+    assert str(caught.value) == message
+    assert (out.getvalue(), err.getvalue()) == ("", "")

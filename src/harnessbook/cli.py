@@ -858,7 +858,7 @@ def _quiet_stdout() -> None:
 
 
 def main(
-    argv: Sequence[str] | None = None,
+    argv: Sequence[str | bytes | os.PathLike[str] | os.PathLike[bytes]] | None = None,
     *,
     stdin: TextIO | BinaryIO | None = None,
     stdout: TextIO | BinaryIO | None = None,
@@ -879,7 +879,9 @@ def main(
     read or written as UTF-8 and left open.
 
     Args:
-        argv: The arguments after the program's name; ``None`` reads ``sys.argv[1:]``.
+        argv: The arguments after the program's name; ``None`` reads ``sys.argv[1:]``. Each is
+            a string, or bytes or a path-like object (``pathlib.Path``), read as the interpreter
+            reads its own arguments (``os.fsdecode``).
         stdin: Where ``build -`` reads the request (``None``: ``sys.stdin``).
         stdout: Where the result, ``--help`` and ``--version`` go (``None``: the process's own).
         stderr: Where problems and usage errors go (``None``: ``sys.stderr``).
@@ -888,12 +890,17 @@ def main(
         The exit code, one of [`EXIT_CODES`][harnessbook.cli.EXIT_CODES]. Usage errors and
             ``--help`` are returned as codes too: ``main`` never raises ``SystemExit``.
 
+    Raises:
+        TypeError: If ``argv`` is not a sequence of arguments: one string (put it in a list), or
+            an item that is neither a string, bytes nor a path-like object.
+
     Examples:
         >>> import io
         >>> out = io.StringIO()
         >>> main(["demo"], stdout=out)
         0
     """
+    arguments = _arguments(argv)
     own_stdout = stdout is None
     if stdout is None:
         stdout = sys.stdout  # None when the shell closed it (`>&-`)
@@ -911,11 +918,15 @@ def main(
             stderr.reconfigure(encoding="utf-8", errors="backslashreplace")
     if not own_stdout:
         return _main(
-            argv, _text(stdin, "strict"), _text(stdout, "strict"), _text(stderr, "backslashreplace"), False
+            arguments,
+            _text(stdin, "strict"),
+            _text(stdout, "strict"),
+            _text(stderr, "backslashreplace"),
+            False,
         )
     try:
         return _main(
-            argv,
+            arguments,
             _text(stdin, "strict"),
             _text(stdout, "strict"),  # a text stream, unless a caller set another
             _text(stderr, "backslashreplace"),
@@ -925,6 +936,32 @@ def main(
         _quiet_stdout()
         _end_by_sigint()
         return EXIT_CODES["interrupted"]  # where a process cannot end by a signal (Windows)
+
+
+def _arguments(argv: object) -> list[str] | None:
+    """``argv`` as the parser reads it, each argument a string: a file name given as bytes or a
+    path reads as the interpreter reads its own arguments (undecodable bytes as lone surrogates,
+    shown by their bytes). A caller's mistake is a ``TypeError`` that says which argument, not one
+    from inside the parser."""
+    if argv is None:
+        return None
+    if isinstance(argv, (str, bytes)):  # a sequence of one-character arguments otherwise
+        raise TypeError(
+            f"main: argv must be a sequence of arguments, not one {type(argv).__name__} (put it in a list)"
+        )
+    try:
+        given = list(cast(Sequence[object], argv))
+    except TypeError:
+        raise TypeError(f"main: argv must be a sequence of arguments, not {type(argv).__name__}") from None
+    arguments = []
+    for index, argument in enumerate(given):
+        try:
+            arguments.append(os.fsdecode(os.fspath(cast(str, argument))))
+        except TypeError:
+            raise TypeError(
+                f"main: argv[{index}] is of type {type(argument).__name__}; expected a string, bytes or a path"
+            ) from None
+    return arguments
 
 
 class _Utf8Text:
@@ -999,7 +1036,7 @@ def _failed_output(error: OSError, code: int, stderr: TextIO | None, own_stdout:
 
 
 def _main(
-    argv: Sequence[str] | None,
+    argv: list[str] | None,
     stdin: TextIO | None,
     stdout: TextIO | None,
     stderr: TextIO | None,
