@@ -98,7 +98,9 @@ def build_context_packet(request: ContextPacketRequest) -> ContextPacketResult:
 
     The function is pure: no I/O, no clock, no environment; the request is not mutated and
     the result shares no mutable object with it. The same request always gives an equal
-    result.
+    result. The request must not change while the call reads it (another thread that changes
+    it may make the call fail with another error than ``InvalidRequestError``, as changing a
+    dict while Python iterates over it does); a caller that shares it passes a copy.
 
     Chapter: [the output contract][output-contract], and [a walkthrough][walkthrough] that
     follows one request through the rules.
