@@ -6,6 +6,7 @@ real console script and ``python -m harnessbook`` in a subprocess.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import io
@@ -341,6 +342,25 @@ def test_a_trailing_comma_is_named_alike_on_every_python_version(data, said):
 
 
 @pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        pytest.param(b'{"a":]', "line 1, column 6", id="after-a-colon"),
+        pytest.param(b"],", "line 1, column 1", id="first-with-a-comma-last"),
+        pytest.param(b" \n]", "line 2, column 1", id="after-white-space-only"),
+    ],
+)
+def test_a_bracket_after_no_comma_keeps_the_words_of_json(data, said):
+    """Only a comma before the bracket is a trailing comma: a bracket after anything else, or
+    after nothing but white space, is reported as json reports it (a mutant that tested
+    ``and`` for ``or`` called ``{"a":]`` a trailing comma)."""
+    assert run(["build", "-"], data) == (
+        1,
+        "",
+        f"harnessbook: standard input is not JSON: Expecting value ({said})\n",
+    )
+
+
+@pytest.mark.parametrize(
     "data",
     [
         pytest.param(b'{"goal": "\xff"}', id="invalid-byte"),
@@ -563,6 +583,34 @@ def test_a_usage_error_with_standard_error_closed_in_process(monkeypatch):
     monkeypatch.setattr(sys, "stderr", None)
     assert main(["schema", "packet"], stdout=out) == 64
     assert out.getvalue() == ""
+
+
+def test_the_process_standard_error_is_made_utf8_that_escapes_what_it_cannot_encode(monkeypatch):
+    """With the process's own standard output (no ``stdout`` given), its standard error is set to
+    UTF-8 with ``backslashreplace``: a strict one would drop a message quoting a lone surrogate."""
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(io.BytesIO(), encoding="latin-1"))
+    assert main(["demo"]) == 0
+    assert out.getvalue() == run(["demo"])[1]
+    assert (codecs.lookup(sys.stderr.encoding).name, sys.stderr.errors) == ("utf-8", "backslashreplace")
+
+
+def test_a_caller_that_gives_standard_output_keeps_its_standard_error_as_it_is(monkeypatch):
+    """``main(argv, stdout=...)`` from a program: the process's standard error is the program's,
+    and is left as it is (a mutant that reconfigured it whenever it could passed)."""
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(io.BytesIO(), encoding="latin-1"))
+    assert main(["demo"], stdout=io.StringIO()) == 0
+    assert (sys.stderr.encoding, sys.stderr.errors) == ("latin-1", "strict")
+
+
+def test_the_process_output_with_standard_error_closed_in_process(monkeypatch):
+    # As `harnessbook demo 2>&-`: the packet is written all the same, and nothing is raised.
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", None)
+    assert main(["demo"]) == 0
+    assert out.getvalue() == run(["demo"])[1]
 
 
 @pytest.mark.parametrize("name", ["packet", "", [], None, 3, ("request",)])

@@ -1201,3 +1201,43 @@ def test_detail_lines_are_never_empty_and_never_start_with_a_space_or_closing_pu
     for line in lines:
         visible = line.strip("\u2068\u2069")
         assert visible and not visible.startswith((" ", "、", "，", "。", "）")), lines
+
+
+def test_problems_are_introduced_in_chinese_by_default():
+    assert render_problems(["$.budgetUnits: x"]) == render_problems(["$.budgetUnits: x"], "zh")
+
+
+@pytest.mark.parametrize(
+    ("problems", "total", "count"),
+    [
+        pytest.param([], 0, "0 problems", id="none-of-none"),
+        pytest.param(["$.a: x"], 3, "3 problems", id="more-than-listed"),
+    ],
+)
+def test_the_total_given_is_the_count_introduced(problems, total, count):
+    """A total of 0 is a whole number of at least the problems given; a total above the problems
+    listed is the count the introduction says (the error's total, from past its first 100)."""
+    items = ["<li><code>$.a</code> x</li>"] if problems else []
+    assert render_problems(problems, "en", total) == "\n".join(
+        [
+            '<div class="hb-problems">',
+            f"<p>The builder refused this request (InvalidRequestError) with {count}, each after its JSON path:</p>",
+            "<ol>",
+            *items,
+            "</ol>",
+            "</div>",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("problems", "message"),
+    [
+        pytest.param(None, "(TypeError: 'NoneType' object is not iterable)", id="none"),
+        pytest.param(["$: a", 1], "(item 1 is of type int)", id="an-int"),
+    ],
+)
+def test_what_is_not_a_list_of_problems_is_said_exactly(problems, message):
+    with pytest.raises(ValueError, match=r"^render_problems: not a list of problems") as raised:
+        render_problems(cast(Any, problems), "en")
+    assert str(raised.value) == f"render_problems: not a list of problems {message}"

@@ -807,3 +807,18 @@ def test_the_look_alike_hint_never_normalizes_a_long_id(monkeypatch):
         validate_request(request)
     assert normalized and max(normalized) <= 256, normalized  # the short target still looked up
     assert raised.value.problems[0].endswith("which is not a candidate id of this request")
+
+
+@pytest.mark.parametrize(
+    ("targets", "path"),
+    [
+        pytest.param("large-ci-log", "$.candidates[1].conflictsWith", id="one-id"),
+        pytest.param(["failure-output", "large-ci-log"], "$.candidates[1].conflictsWith[1]", id="a-list"),
+    ],
+)
+def test_a_candidate_that_conflicts_with_itself_is_named_at_its_target(targets, path):
+    """The path of the target: the key itself when it holds one id, its item in a list (a mutant
+    that always wrote the item's index, ``conflictsWith[0]`` for one id, passed)."""
+    request = look_alike_request([], [])
+    request["candidates"][1]["conflictsWith"] = targets
+    assert problems_of_validation(request) == [f"{path}: a candidate cannot conflict with itself"]
