@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import gc
 import io
 import json
@@ -1028,6 +1029,13 @@ class _FailingStream(io.StringIO):
         raise OSError(self.number, os.strerror(self.number))
 
 
+class _FailingFlush(io.StringIO):
+    """A caller's stream that takes every write, and fails when flushed (a full disk found late)."""
+
+    def flush(self) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
 @pytest.mark.parametrize(
     "argv", [["--help"], ["--version"], ["build", "--help"], ["demo"], ["schema", "request"]]
 )
@@ -1048,6 +1056,10 @@ def test_in_process_output_failures_are_reported_alike_for_every_command(argv):
     assert (main(argv, stdout=_FailingStream(errno.EPIPE), stderr=err), err.getvalue()) == (0, "")
     err = io.StringIO()
     assert main(argv, stdout=_FailingStream(errno.ENOSPC), stderr=err) == EXIT_CODES["output_failed"]
+    assert err.getvalue() == f"harnessbook: cannot write standard output: {os.strerror(errno.ENOSPC)}\n"
+    # Flushed as a result is: --help and --version returned 0 and said nothing.
+    err = io.StringIO()
+    assert main(argv, stdout=_FailingFlush(), stderr=err) == EXIT_CODES["output_failed"]
     assert err.getvalue() == f"harnessbook: cannot write standard output: {os.strerror(errno.ENOSPC)}\n"
 
 

@@ -1048,11 +1048,11 @@ def _main(
             args.subparser.error("--lang is the figure's language: it needs --format svg")
     except SystemExit as exit_:  # argparse reports usage errors (64) and --help (0) itself
         code = cast(int, exit_.code)  # _Parser.exit always exits with a number
-        if code == 0 and own_stdout and stdout is not None:
-            try:  # --help and --version: what they wrote must reach the reader
+        if code == 0 and stdout is not None:
+            try:  # --help and --version: what they wrote must reach the reader, as a result must
                 stdout.flush()
             except OSError as error:
-                return _failed_output(error, code, stderr)
+                return _failed_output(error, code, stderr, own_stdout)
         return code
     except _ClosedOutput:  # --help or --version with standard output closed (`>&-`)
         _say(stderr, "harnessbook: cannot write standard output: it is closed")
