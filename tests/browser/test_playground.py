@@ -838,6 +838,20 @@ def test_a_runtime_file_that_does_not_arrive_is_named_at_once(new_page, site_url
 
 # Put in front of worker.mjs: a run of a text that holds this mark ends the worker with an
 # uncaught error (as a fault of the runtime would), before the worker's own listener sees it.
+def prefix_worker(page, prefix: str) -> list[str]:
+    """Serve ``page`` its worker.mjs with ``prefix`` before the code; the list returned gets the
+    address of each worker.mjs served, one for each worker the page starts."""
+    served: list[str] = []
+
+    def prefixed(route):
+        served.append(route.request.url)
+        response = route.fetch()
+        route.fulfill(response=response, body=prefix + response.text())
+
+    page.route("**/worker.mjs*", prefixed)
+    return served
+
+
 CRASH_MARK = "crash-the-worker"
 CRASHING_WORKER = f"""self.addEventListener("message", (event) => {{
   if (event.data.type === "run" && event.data.text.includes({CRASH_MARK!r})) {{
@@ -852,12 +866,7 @@ def test_a_runtime_that_fails_during_a_run_says_so_and_the_next_run_works(reader
     """An error in the worker after it started is no failure to load: the run under way is told
     that the runtime stopped while it ran (it read "could not be loaded"), and Run starts afresh."""
     page, log = reader_page()
-
-    def crashing(route):
-        response = route.fetch()
-        route.fulfill(response=response, body=CRASHING_WORKER + response.text())
-
-    page.route("**/worker.mjs*", crashing)
+    prefix_worker(page, CRASHING_WORKER)
     goto(page, site_url + page_url(example_page()))
     first = open_and_run(page, 0)
     assert first["kind"] == "result", first["status"]
@@ -974,14 +983,7 @@ def test_a_run_over_its_time_limit_is_stopped_and_an_answer_read_after_it_is_not
     page reads after the limit is not drawn either, and its worker, which has answered, serves the
     next run."""
     page, log = reader_page()
-    workers: list[str] = []
-
-    def silent(route):
-        workers.append(route.request.url)
-        response = route.fetch()
-        route.fulfill(response=response, body=SILENT_WORKER + response.text())
-
-    page.route("**/worker.mjs*", silent)
+    workers = prefix_worker(page, SILENT_WORKER)
     goto(page, site_url + page_url(example_page()))
     first = open_and_run(page, 0)
     assert first["kind"] == "result", first["status"]
