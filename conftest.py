@@ -70,13 +70,23 @@ def pytest_configure(config: pytest.Config) -> None:
     Only a worker (``config.workerinput``): the processes its tests start inherit its
     environment, ``PYTEST_XDIST_WORKER`` included, and a page's own ``python -m pytest`` must
     still exit with its own status.
+
+    Each worker's tests hold a lock that a test measuring alone can wait on (:mod:`tests.quiet`),
+    and the controller names the run's locks to its workers.
     """
     if hasattr(config, "workerinput"):
         atexit.register(exit_at_once)
+        from tests import quiet
+
+        folder = quiet.folder_of(config)
+        if folder is not None:
+            config.pluginmanager.register(quiet.Worker(folder), "harnessbook-quiet-worker")
     elif config.pluginmanager.hasplugin("xdist"):
+        from tests import quiet
         from tests.scheduling import RunSeconds
 
         config.pluginmanager.register(RunSeconds(config), "harnessbook-test-seconds")
+        config.pluginmanager.register(quiet.Controller(), "harnessbook-quiet-controller")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

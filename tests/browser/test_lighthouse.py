@@ -3,10 +3,13 @@ run by its own command line through tools/lighthouse.mjs (``--serve``: one Node 
 module's audits, each run as the command line runs it).
 
 Home, the first chapter page and one field page, in both editions: accessibility, best
-practices and SEO must score 100; performance must reach 95 (issue 14's target under load), and
-below 90 it fails: between the two it is an expected failure with its score and losses in the
-reason, since these machines are shared and a neighbour's load costs points. The JSON and HTML
-reports are kept in artifacts/lighthouse/ (their paths are printed).
+practices and SEO must score 100; performance must reach 95 beside the rest of the suite (issue
+14's target under load), in the best of up to three runs. An audit that misses it is run once
+more alone, in a quiet moment of the run (tests/quiet.py: no other test runs meanwhile), and the
+test fails when the best run, that one included, is below 90. Otherwise a miss is an expected
+failure with its score, its losses and the run alone in the reason, since these machines are
+shared and a neighbour's load costs points. The JSON and HTML reports are kept in
+artifacts/lighthouse/ (their paths are printed).
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from urllib.parse import urljoin
 
 import pytest
 
-pytestmark = pytest.mark.browser
+from tests import quiet
+
+pytestmark = [pytest.mark.browser, pytest.mark.quiet_moments]
 
 PAGES = {
     "home": "",
@@ -39,7 +44,7 @@ REQUIRED = {"accessibility": 1.0, "best-practices": 1.0, "seo": 1.0, "performanc
 # default way of asserting over several runs ("optimistic" aggregation). Every run is printed.
 PERFORMANCE_RUNS = 3
 PERFORMANCE_FLOOR = 0.90
-"""Below this, the best of the runs fails the test, whatever the machine's load."""
+"""Below this, the best of the runs fails the test, the quiet run included."""
 
 
 class LighthouseProcess:
@@ -241,7 +246,7 @@ def broken(run: dict) -> list[str]:
 @pytest.mark.parametrize("edition", EDITIONS)
 @pytest.mark.parametrize("page", PAGES)
 def test_lighthouse_mobile(
-    page, edition, site_url, site_root, lh, axe_rule_ids, artifacts_dir, browser_report
+    page, edition, site_url, site_root, lh, axe_rule_ids, artifacts_dir, browser_report, request
 ):
     rel = EDITIONS[edition] + PAGES[page]
     if not (site_root / rel / "index.html").is_file():
@@ -259,14 +264,25 @@ def test_lighthouse_mobile(
         runs.append(run_lighthouse(lh, url, out_base))
         assert not broken(runs[-1]), f"{url}\n" + "\n".join(broken(runs[-1]))
         perf.append(runs[-1]["categories"]["performance"]["score"])
-    scores["performance"] = max(perf)
+    beside = max(perf)
+    quiet_score = None
+    folder = quiet.folder_of(request.config)
+    if others_pass and beside < REQUIRED["performance"] and folder is not None:
+        # Missed beside the other worker: once more with no other test running (tests/quiet.py),
+        # so that the page, not its neighbour's load, decides whether the test fails.
+        with quiet.quiet(folder):
+            runs.append(run_lighthouse(lh, url, out_base))
+        assert not broken(runs[-1]), f"{url}\n" + "\n".join(broken(runs[-1]))
+        quiet_score = runs[-1]["categories"]["performance"]["score"]
+    scores["performance"] = beside
 
     browser_report(
         f"lighthouse {edition} {page} (/{rel}): "
         + ", ".join(f"{c} {round(s * 100)}" for c, s in scores.items())
         + (f" (performance runs: {[round(p * 100) for p in perf]})" if len(perf) > 1 else "")
-        + f"; first contentful paint {timing(runs, 'first-contentful-paint')}, "
-        + f"total blocking time {timing(runs, 'total-blocking-time')}"
+        + (f", {round(quiet_score * 100)} alone" if quiet_score is not None else "")
+        + f"; first contentful paint {timing(runs[: len(perf)], 'first-contentful-paint')}, "
+        + f"total blocking time {timing(runs[: len(perf)], 'total-blocking-time')}"
         + f"  report: {out_base}.report.html"
     )
     failed = {c: s for c, s in scores.items() if s is None or s < REQUIRED[c]}
@@ -288,14 +304,18 @@ def test_lighthouse_mobile(
             )
         )
         detail.append(f"  benchmark index of this machine: {runs[-1]['environment'].get('benchmarkIndex')}")
-    hard = {c for c in failed if c != "performance" or scores[c] is None or scores[c] < PERFORMANCE_FLOOR}
+        if quiet_score is not None:
+            detail.append(f"  alone (no other test running): performance {round(quiet_score * 100)}")
+    best = max(beside, quiet_score or 0)
+    hard = {c for c in failed if c != "performance" or scores[c] is None or best < PERFORMANCE_FLOOR}
     assert not hard, f"{url}\n" + "\n".join(detail)
     if failed:
-        # Accessibility, best practices and SEO are held at 100 above, and performance at 90.
-        # Between 90 and the target of 95 the best of three runs is reported, with its score
-        # and losses, as an expected failure: Lighthouse scales the CPU time it sees, and a
-        # neighbour on this shared 2-core machine can cost a few points (every quiet run since
-        # issue 14's work scored 100; benchmarks/RESULTS.md). The score is in the xfail reason.
+        # Accessibility, best practices and SEO are held at 100 above, and performance at 90:
+        # the best run, the one alone included, fails below it. Below the target of 95 beside
+        # the other worker the best of those runs is reported, with its score, its losses and
+        # the run alone, as an expected failure: Lighthouse scales the CPU time it sees, and a
+        # neighbour on this shared 2-core machine can cost points (every quiet run since issue
+        # 14's work scored 98 or more in the benchmarks; benchmarks/RESULTS.md).
         pytest.xfail(f"performance below 0.95 (issue 14's target): {url}\n" + "\n".join(detail))
 
 
