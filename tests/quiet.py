@@ -8,7 +8,7 @@ other worker is run once more in a quiet moment (``tests/browser/test_lighthouse
 page, not its neighbour, decides whether the test fails.
 
 Two locks on files in the run's own folder, the same for every worker of one run (the controller
-names the folder, :func:`configure_node`; a page's own ``python -m pytest`` is a run of its own
+names the folder, :class:`Controller`; a page's own ``python -m pytest`` is a run of its own
 and never waits on this one):
 
 * every test of a worker runs holding the *busy* lock shared (:func:`running`), after passing
@@ -24,7 +24,7 @@ Outside pytest-xdist (``-n 0``) there is no other worker: both do nothing.
 from __future__ import annotations
 
 import contextlib
-import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,11 +99,7 @@ class Controller:
 
     def pytest_unconfigure(self) -> None:
         if self.folder is not None:
-            for name in ("gate", "busy"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(self.folder / name)
-            with contextlib.suppress(OSError):
-                self.folder.rmdir()
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class Worker:

@@ -1043,8 +1043,6 @@ def test_in_process_output_failures_are_reported_alike_for_every_command(argv):
     """A caller's closed stream: 74 and one line (``--help`` raised a traceback); a reader that
     left (broken pipe): the command's own code, silently; a full disk: 74 and one line
     (``--help`` and ``--version`` said nothing)."""
-    import errno
-
     closed, err = io.StringIO(), io.StringIO()
     closed.close()
     assert main(argv, stdout=closed, stderr=err) == EXIT_CODES["output_failed"]
