@@ -72,11 +72,19 @@
   });
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape" || !document.activeElement?.closest(".md-search")) return;
+    // Material opens the search 1 ms after the box gets the focus (a debounced focus state), and
+    // handles Escape only once it is open. On a busy page an Escape right after "/" came first:
+    // Material ignored it, then opened the search, and the focus stayed in the box.
+    const openAtKey = document.getElementById("__search")?.checked;
     // A frame later: Chromium moves the focus off a result link that Escape hid only when it
     // next renders, so the focus still seems to be in the closed search until then.
     requestAnimationFrame(() =>
       setTimeout(() => {
         const search = document.getElementById("__search");
+        if (!openAtKey && search?.checked) {
+          search.click(); // as Material's own Escape closes it
+          document.activeElement?.blur();
+        }
         const active = document.activeElement;
         const lost = !active || active === document.body || (!search?.checked && active.closest(".md-search"));
         if (lost && before?.isConnected) before.focus({ preventScroll: true });
