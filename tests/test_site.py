@@ -970,7 +970,7 @@ QUERIES = {
 @pytest.mark.parametrize("word", CHINESE_WORDS)
 def test_a_chinese_word_finds_only_pages_that_hold_it(built_site, tmp_path, word):
     """Material's search worker cut a Chinese query before its last character: 指针 was searched
-    as 指 and found every page with the character (hooks/cjk_search.py fixes the worker)."""
+    as 指 and found every page with the character (hooks/material_patches.py fixes the worker)."""
     found = material_search(built_site.path, "zh", [word], tmp_path)[word]
     assert found, word
     lacking = [
@@ -981,28 +981,87 @@ def test_a_chinese_word_finds_only_pages_that_hold_it(built_site, tmp_path, word
     assert lacking == [], f"{word!r} found pages without it: {lacking}"
 
 
-def test_every_page_loads_the_fixed_search_worker(built_site):
-    from hooks import cjk_search
+@pytest.mark.parametrize("which", ["WORKER", "BUNDLE"])
+def test_every_page_loads_the_fixed_material_script(built_site, which):
+    from hooks import material_patches
 
-    workers = built_site.path / cjk_search.WORKERS
-    (worker,) = workers.glob("search.*.min.js")
-    text = worker.read_text(encoding="utf-8")
-    assert all(new in text and old not in text for old, new in cjk_search.FIXES)
-    assert worker.name == f"search.{hashlib.sha256(text.encode()).hexdigest()[:8]}.min.js"
-    # The theme's source map describes the unpatched worker: the patched one must not name it.
+    script = getattr(material_patches, which)
+    (patched,) = (built_site.path / script.folder).glob(f"{script.prefix}.*.min.js")
+    text = patched.read_text(encoding="utf-8")
+    assert all(new in text and old not in text for old, new in script.fixes)
+    assert patched.name == f"{script.prefix}.{hashlib.sha256(text.encode()).hexdigest()[:8]}.min.js"
+    # The theme's source map describes the unpatched script: the patched one must not name it.
     assert "sourceMappingURL" not in text
-    pointing = re.compile(r'"search": "[^"]*/?workers/(search\.[0-9a-f]{8}\.min\.js)"')
+    folder = script.folder.removeprefix("assets/")
+    pointing = re.compile(
+        rf'(?:"search": "|<script defer src=")[^"]*?{folder}/({script.prefix}\.[0-9a-f]{{8}}\.min\.js)"'
+    )
     pages = html_pages(built_site.path)
     named = {match[1] for page in pages for match in pointing.finditer(page.read_text(encoding="utf-8"))}
-    assert named == {worker.name}
+    assert named == {patched.name}
 
 
-def test_the_worker_fix_fails_the_build_when_material_changes():
-    from hooks import cjk_search
+@pytest.mark.parametrize("which", ["WORKER", "BUNDLE"])
+def test_a_material_fix_fails_the_build_when_material_changes(which):
+    from hooks import material_patches
     from mkdocs.exceptions import PluginError
 
-    with pytest.raises(PluginError, match="no longer holds"):
-        cjk_search.patch("function fe(t,e){}")
+    script = getattr(material_patches, which)
+    with pytest.raises(PluginError, match=f"Material's {script.prefix} script no longer holds"):
+        material_patches.patch("function fe(t,e){}", script)
+    # Twice is as wrong as never: the fix would land on the wrong one.
+    old = script.fixes[0][0]
+    with pytest.raises(PluginError, match="exactly once"):
+        material_patches.patch(old + old, script)
+
+
+def test_every_table_is_built_in_materials_scroll_box(built_site):
+    """Material's bundle moves a table without a class into its scroll box once the page has
+    loaded (laid out and painted twice); the pages carry that markup as built, so that the
+    fixed bundle leaves them where they are (tests/browser/test_behaviour.py checks it does)."""
+    opening, closing = (
+        '<div class="md-typeset__scrollwrap"><div class="md-typeset__table"><table>',
+        "</table></div></div>",
+    )
+    tables = wrapped = 0
+    unwrapped = []
+    for page in html_pages(built_site.path):
+        text = page.read_text(encoding="utf-8")
+        tables += len(re.findall(r"<table\b", text))
+        wrapped += text.count(opening)
+        if text.count(opening) != len(re.findall(r"<table\b", text)) or text.count(opening) != text.count(
+            closing
+        ):
+            unwrapped.append(page.relative_to(built_site.path).as_posix())
+        assert 'md-typeset__table"><div class="md-typeset__scrollwrap' not in text
+    assert tables > 100, f"only {tables} tables in the book: the check reads nothing"
+    assert unwrapped == [], f"pages with a table outside Material's scroll box: {unwrapped[:5]}"
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        ("<p>a</p><table><tr><td>x</td></tr></table>", "<p>a</p>{o}<table><tr><td>x</td></tr></table>{c}"),
+        ('<table class="hb-decisions"><tr></tr></table>', '<table class="hb-decisions"><tr></tr></table>'),
+        (
+            "<table id=t><tr></tr></table><TABLE></TABLE>",
+            "{o}<table id=t><tr></tr></table>{c}{o}<TABLE></TABLE>{c}",
+        ),
+        # Only the outer table of a nest: Material's bundle still moves an inner one itself.
+        (
+            "<table><tr><td><table></table></td></tr></table>",
+            "{o}<table><tr><td><table></table></td></tr></table>{c}",
+        ),
+        ("{o}<table></table>{c}", "{o}<table></table>{c}"),
+        ("<tablet></tablet><p>no table</p>", "<tablet></tablet><p>no table</p>"),
+    ],
+)
+def test_wrap_tables_wraps_what_materials_bundle_would(html, expected):
+    from hooks import material_patches
+
+    opening, closing = material_patches.SCROLL_BOX
+    fill = {"o": opening, "c": closing}
+    assert material_patches.wrap_tables(html.format(**fill)) == expected.format(**fill)
 
 
 def test_the_default_editions_inventory_keeps_only_its_own_items():

@@ -76,7 +76,7 @@ def search(page, site_url: str, edition_root: str, term: str) -> list[str]:
     [
         ("", "预算", BUDGET_PAGES),
         ("en/", "budget", ["en/" + p for p in BUDGET_PAGES]),
-        ("", "指针", [POINTERS_PAGE]),  # searched as 指 alone before hooks/cjk_search.py
+        ("", "指针", [POINTERS_PAGE]),  # searched as 指 alone before hooks/material_patches.py
     ],
     ids=["zh-预算", "en-budget", "zh-指针"],
 )
@@ -531,6 +531,46 @@ def test_an_escape_before_the_search_has_opened_still_closes_it(new_page, site_u
     settle(page)
     assert not page.evaluate("document.getElementById('__search').checked"), "the search opened after Escape"
     assert page.evaluate("el => document.activeElement === el", link.element_handle())
+    assert log.problems() == []
+
+
+WATCH_TABLES = """
+window.hbTablesTakenOut = 0;
+new MutationObserver(records => {
+  for (const record of records) {
+    for (const node of record.removedNodes) if (node.nodeName === 'TABLE') window.hbTablesTakenOut++;
+  }
+}).observe(document, {childList: true, subtree: true});
+"""
+"""Counts the tables taken out of the page, from before its first byte is parsed."""
+
+
+@pytest.mark.parametrize(
+    "rel", ["reference/request/candidates/kind/", "en/reference/request/candidates/kind/"]
+)
+def test_no_table_is_taken_out_and_put_back_when_the_page_loads(new_page, site_url: str, rel: str) -> None:
+    """Material's bundle took every table out of the page and put it back in its scroll box:
+    laid out and painted twice, the table cell was the Chinese field page's largest paint, after
+    the bundle (hooks/material_patches.py). Built in the scroll box, it stays where it is."""
+    page, log = new_page(viewport={"width": 412, "height": 823})
+    page.add_init_script(WATCH_TABLES)
+    goto(page, urljoin(site_url, rel))
+    settle(page)
+    shape = page.evaluate(
+        """() => ({
+          tables: document.querySelectorAll('article table').length,
+          boxed: document.querySelectorAll(
+            'article .md-typeset__scrollwrap > .md-typeset__table > table:not([class])').length,
+          nested: document.querySelectorAll('.md-typeset__table .md-typeset__scrollwrap').length,
+          // Material's mount of the page's content has run: it adds these to the tab sets in
+          // the same pass as it goes over the tables.
+          mounted: document.querySelectorAll('.tabbed-control').length > 0,
+          takenOut: window.hbTablesTakenOut,
+        })"""
+    )
+    assert shape["mounted"], shape
+    assert shape["tables"] >= 3 and shape["boxed"] == shape["tables"], shape
+    assert shape["nested"] == 0 and shape["takenOut"] == 0, shape
     assert log.problems() == []
 
 
