@@ -93,11 +93,6 @@ def patch(text: str, script: Script = WORKER) -> str:
     return text
 
 
-def patched_name(script: Script) -> str:
-    """The site-relative path of ``script`` as this build writes it (after ``on_config``)."""
-    return f"{script.folder}/{_patched[script][1]}"
-
-
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if len(_patched) == len(SCRIPTS):
         return config  # an edition's inner build (mkdocs-static-i18n): done once
@@ -124,7 +119,8 @@ def _pointed(html: str) -> str:
 
 
 _TABLE_TAG = re.compile(r"<(/?)table\b([^>]*)>", re.IGNORECASE)
-_CLASS = re.compile(r"""\sclass\s*=""", re.IGNORECASE)
+_CLASS = re.compile(r"""\sclass(?![\w-])""", re.IGNORECASE)
+"""A class attribute, with a value or without (``[class]`` matches both)."""
 SCROLL_BOX = ('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">', "</div></div>")
 """Material's markup around a table (its ``renderTable``), opened and closed."""
 

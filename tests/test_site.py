@@ -1044,6 +1044,10 @@ def test_every_table_is_built_in_materials_scroll_box(built_site):
         ("<p>a</p><table><tr><td>x</td></tr></table>", "<p>a</p>{o}<table><tr><td>x</td></tr></table>{c}"),
         ('<table class="hb-decisions"><tr></tr></table>', '<table class="hb-decisions"><tr></tr></table>'),
         (
+            "<table class><tr></tr></table><table data-class=x></table>",
+            "<table class><tr></tr></table>{o}<table data-class=x></table>{c}",
+        ),
+        (
             "<table id=t><tr></tr></table><TABLE></TABLE>",
             "{o}<table id=t><tr></tr></table>{c}{o}<TABLE></TABLE>{c}",
         ),

@@ -82,8 +82,9 @@
       setTimeout(() => {
         const search = document.getElementById("__search");
         if (!openAtKey && search?.checked) {
-          search.click(); // as Material's own Escape closes it
-          document.activeElement?.blur();
+          // As Material's own Escape: the search closes and its box loses the focus.
+          search.click();
+          if (document.activeElement?.closest(".md-search")) document.activeElement.blur();
         }
         const active = document.activeElement;
         const lost = !active || active === document.body || (!search?.checked && active.closest(".md-search"));
