@@ -81,7 +81,7 @@ SOURCE_MAP = re.compile(r"\n?//# sourceMappingURL=\S+\s*$")
 _patched: dict[Script, tuple[str, str, str]] = {}  # Material's name, the patched name, its text
 
 
-def patch(text: str, script: Script = WORKER) -> str:
+def patch(text: str, script: Script) -> str:
     """Material's ``script`` with its fixes applied; each must match exactly once."""
     for old, new in script.fixes:
         if text.count(old) != 1:
@@ -131,19 +131,16 @@ def wrap_tables(html: str) -> str:
     scroll box already holds, is left as it is."""
     out: list[str] = []
     at = 0
-    depth = 0
-    wrapped_at: list[bool] = []
+    wrapped_at: list[bool] = []  # for each table open at this point, outermost first
     for tag in _TABLE_TAG.finditer(html):
         closing, attributes = tag.group(1), tag.group(2)
         if closing:
-            depth = max(0, depth - 1)
             if wrapped_at and wrapped_at.pop():
                 out.append(html[at : tag.end()] + SCROLL_BOX[1])
                 at = tag.end()
             continue
         held = html[max(0, tag.start() - len(SCROLL_BOX[0])) : tag.start()] == SCROLL_BOX[0]
-        wrap = depth == 0 and not held and not _CLASS.search(attributes)
-        depth += 1
+        wrap = not wrapped_at and not held and not _CLASS.search(attributes)
         wrapped_at.append(wrap)
         if wrap:
             out.append(html[at : tag.start()] + SCROLL_BOX[0])
