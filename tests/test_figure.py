@@ -695,16 +695,57 @@ def test_a_width_limit_changes_no_answer(text):
         assert bounded == whole or (limit + FONT < bounded <= whole), (limit, bounded, whole)
 
 
-def test_a_megabyte_text_is_measured_by_its_beginning(monkeypatch):
+@pytest.mark.parametrize("char", ["x", "é", "预"])
+def test_a_megabyte_text_is_measured_by_its_beginning(monkeypatch, char):
     from harnessbook.figure import _svg
 
-    measured = []
-    monkeypatch.setattr(_svg, "_char_width", lambda char: measured.append(char) or 0.6)
-    assert _svg._width("x" * 1_000_000, limit=INNER) > INNER
-    assert len(measured) == 256
+    summed: list[int] = []
+    em = _svg._em
+    monkeypatch.setattr(_svg, "_em", lambda text: summed.append(len(text)) or em(text))
+    assert _svg._width(char * 1_000_000, limit=INNER) > INNER
+    assert summed == [256]
+    summed.clear()
+    _svg._width(char * 1_000_000)  # no limit: every character
+    assert summed == [1_000_000]
+
+
+def test_each_distinct_character_is_measured_once(monkeypatch):
+    from harnessbook.figure import _svg
+
+    measured: list[str] = []
+    width = _svg._char_width
+    monkeypatch.setattr(_svg, "_char_width", lambda char: measured.append(char) or width(char))
+    assert _svg._em("预算é" * 1000) == sum(map(width, "预算é" * 1000))
+    assert sorted(measured) == sorted("预算é")
     measured.clear()
-    _svg._width("x" * 1_000_000)  # no limit: every character
-    assert len(measured) == 1_000_000
+    _svg._em("ascii only" * 1000)
+    assert measured == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "x",
+        "".join(map(chr, range(128))),
+        "kind: direct-evidence · 3 of 10",
+        "x" * 4_097,
+        "预算单位",
+        "mixed 预算 text",
+        "e\u0301\u200b\u2068id\u2069",
+        "".join(map(chr, range(128))) * 37,
+        "".join(map(chr, range(0x3000, 0x3400))) + "é\u0301" * 300,
+    ],
+    ids=lambda text: f"{len(text)}-chars-{'ascii' if text.isascii() else 'unicode'}",
+)
+def test_the_ascii_sum_is_the_same_float_as_every_characters_width(text):
+    """``_em`` adds an ASCII text's widths in C: it must give the very float that adding each
+    character's ``_char_width`` gives, so that no figure changes by a last bit."""
+    from harnessbook.figure import _svg
+
+    assert all(_svg._char_width(chr(code)) == _svg._ASCII_WIDTH for code in range(128))
+    fast, slow = _svg._em(text), sum(map(_svg._char_width, text))
+    assert (type(fast), float(fast).hex()) == (type(slow), float(slow).hex())  # 0, an int, when empty
 
 
 def test_a_cut_key_keeps_its_path():
